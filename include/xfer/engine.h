@@ -1,0 +1,155 @@
+// The libxfer engine: memory registration, peer connections and one-sided
+// transfers, independent of the transport that carries them.
+//
+// Lifecycle:
+//   1. Engine::Create(options) binds the listen address; peers may connect
+//      from then on.
+//   2. Register memory (AllocateMemory / RegisterMemory). A peer learns the
+//      regions registered *before* it connected; regions registered later
+//      are visible only to peers that connect later.
+//   3. Connect(address) or WaitForPeer() yields a PeerId. The connection is
+//      symmetric: either side may then READ, WRITE, send and receive.
+//   4. Submit / Transfer / PostSend / PostRecv.
+//   5. Disconnect(peer) fails that peer's in-flight requests with
+//      kConnectionLost. Destroying the engine disconnects every peer and
+//      frees every region it allocated.
+#ifndef XFER_ENGINE_H_
+#define XFER_ENGINE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xfer/memory.h"
+#include "xfer/status.h"
+#include "xfer/transfer.h"
+
+namespace xfer {
+
+using PeerId = uint64_t;
+
+struct EngineOptions {
+  // Shown in logs and sent to peers in the handshake.
+  std::string name = "xfer";
+  // "host:port" to accept peers on. Port 0 picks a free port (see
+  // Engine::listen_address()). An empty string accepts no peers.
+  std::string listen_address = "127.0.0.1:0";
+  // Transports this engine may use, by name ("shm", "tcp", ...). Empty means
+  // every transport built in.
+  std::vector<std::string> transports;
+  // Bound on establishing a connection, handshake included.
+  std::chrono::milliseconds connect_timeout{5000};
+  // Bound on any single blocking step of a transport (a socket read during a
+  // transfer, a peer acknowledgement). A peer silent for longer is declared
+  // dead and its requests fail with kConnectionLost or kTimeout.
+  std::chrono::milliseconds io_timeout{10000};
+};
+
+struct ConnectOptions {
+  // Force a transport by name; empty lets the engine choose: "shm" when both
+  // ends share a host and allow it, else "tcp".
+  std::string transport;
+  // Independent streams (perftest's QPs). Submit spreads work by the
+  // `stream` argument, modulo this count. 1..64.
+  uint32_t streams = 1;
+};
+
+struct PeerInfo {
+  std::string name;       // the peer's EngineOptions::name
+  std::string transport;  // the transport carrying this connection
+  uint32_t streams = 0;
+  std::vector<RemoteRegion> regions;  // as the peer described them
+};
+
+// Thread-safety: all methods may be called concurrently from several threads,
+// except that one TransferRequest must not be submitted twice at once.
+class Engine {
+ public:
+  // Creates an engine and starts listening. Errors: kInvalidArgument (bad
+  // listen address, unknown transport name), kIoError (bind/listen failed).
+  static Result<std::unique_ptr<Engine>> Create(const EngineOptions& options);
+
+  virtual ~Engine() = default;
+
+  // The bound "host:port" (the real port when options asked for port 0), or
+  // "" when not listening.
+  virtual std::string listen_address() const = 0;
+
+  // Allocates `length` bytes, zero-filled and page-aligned, owned by the
+  // engine and registered with `options.access`. Memory the engine allocates
+  // can be mapped by a same-host peer, so shm transfers into it are plain
+  // memory copies. Errors: kInvalidArgument (length 0), kResourceExhausted
+  // (out of memory or of free hugepages).
+  virtual Result<MemoryRegion> AllocateMemory(size_t length,
+                                              const MemoryOptions& options) = 0;
+
+  // Registers caller-owned memory [address, address+length). The caller keeps
+  // ownership and must keep it valid until DeregisterMemory. `options.kind`
+  // is ignored. Errors: kInvalidArgument (null, zero length, or overlapping
+  // an existing region).
+  virtual Result<MemoryRegion> RegisterMemory(void* address, size_t length,
+                                              const MemoryOptions& options) = 0;
+
+  // Removes a region; memory the engine allocated is freed. Later remote
+  // accesses to it fail with kOutOfRange on transports that check at the
+  // target (tcp); callers must quiesce transfers first. Errors: kNotFound.
+  virtual Status DeregisterMemory(const MemoryRegion& region) = 0;
+
+  // Connects to the engine listening at `address` ("host:port") and
+  // exchanges region tables. Errors: kInvalidArgument (bad address, unknown
+  // or disallowed transport), kNotSupported (no common transport, or a
+  // forced one the pair cannot use), kTimeout, kConnectionLost, kIoError,
+  // kProtocolError (the peer is not an xfer engine or sent garbage).
+  virtual Result<PeerId> Connect(std::string_view address,
+                                 const ConnectOptions& options) = 0;
+
+  // Waits for the next peer to connect to this engine. Errors: kTimeout,
+  // kNotSupported (not listening).
+  virtual Result<PeerId> WaitForPeer(std::chrono::milliseconds timeout) = 0;
+
+  // What the engine knows of a connected peer. Errors: kNotFound.
+  virtual Result<PeerInfo> GetPeerInfo(PeerId peer) const = 0;
+
+  // Closes the connection; its in-flight requests finish with
+  // kConnectionLost. Errors: kNotFound.
+  virtual Status Disconnect(PeerId peer) = 0;
+
+  // Starts a batch of READs or WRITEs on `stream`. On OK the request is in
+  // flight and completes when every entry has landed (for WRITE: in the
+  // peer's memory). On error nothing was started and `request` is untouched.
+  // Every entry is checked against local and remote registrations before
+  // any byte moves. Errors: kNotFound (peer), kInvalidArgument (empty batch,
+  // zero length, request already in flight), kOutOfRange (an address outside
+  // registered memory), kPermissionDenied (region lacks the access),
+  // kConnectionLost.
+  virtual Status Submit(PeerId peer, OpCode op,
+                        std::span<const TransferEntry> entries,
+                        TransferRequest& request, uint32_t stream = 0) = 0;
+
+  // Submit, then wait up to `timeout`. Returns the final status, or kTimeout.
+  // On timeout the transfer may still land later.
+  Status Transfer(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                  std::chrono::nanoseconds timeout);
+
+  // Two-sided: sends [data, data+length) to the peer, where it fills the
+  // oldest posted receive. `data` must lie in registered memory. Completes
+  // once the bytes have left `data` (it may then be reused). Errors as
+  // Submit, plus kInvalidArgument when length exceeds the peer's receive.
+  virtual Status PostSend(PeerId peer, const void* data, size_t length,
+                          TransferRequest& request, uint32_t stream = 0) = 0;
+
+  // Two-sided: posts a buffer for the peer's next send. Receives are filled
+  // in posting order. request.bytes() gives the received length. A message
+  // longer than `capacity` fails the receive with kInvalidArgument and is
+  // dropped. Errors: kNotFound, kInvalidArgument, kOutOfRange.
+  virtual Status PostRecv(PeerId peer, void* buffer, size_t capacity,
+                          TransferRequest& request) = 0;
+};
+
+}  // namespace xfer
+
+#endif  // XFER_ENGINE_H_

@@ -1,0 +1,62 @@
+// Memory that takes part in transfers: what a process registers locally and
+// what it learns of its peer's registrations.
+#ifndef XFER_MEMORY_H_
+#define XFER_MEMORY_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xfer {
+
+// Which remote operations a registered region admits. Local use of a region
+// (as the source of a WRITE or the destination of a READ) needs no flag.
+enum class Access : uint32_t {
+  kNone = 0,
+  kRemoteRead = 1u << 0,   // the peer may READ from this region
+  kRemoteWrite = 1u << 1,  // the peer may WRITE into this region
+  kRemoteReadWrite = kRemoteRead | kRemoteWrite,
+};
+
+constexpr Access operator|(Access a, Access b) {
+  return static_cast<Access>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+constexpr bool HasAccess(Access granted, Access wanted) {
+  return (static_cast<uint32_t>(granted) & static_cast<uint32_t>(wanted)) ==
+         static_cast<uint32_t>(wanted);
+}
+
+// What backs a region that the engine allocates.
+enum class MemoryKind : uint32_t {
+  kHost = 0,      // ordinary pages
+  kHugepage = 1,  // 2 MiB hugepages (needs free pages in /proc/sys/vm/nr_hugepages)
+};
+
+struct MemoryOptions {
+  Access access = Access::kRemoteReadWrite;  // what the peer may do
+  MemoryKind kind = MemoryKind::kHost;       // only for Engine::AllocateMemory
+};
+
+// A region registered with a local engine. A plain value: copying it copies
+// the description, not the memory. Valid until Engine::DeregisterMemory or
+// the engine's destruction, whichever comes first.
+struct MemoryRegion {
+  uint64_t id = 0;           // engine-unique, never 0 for a live region
+  void* address = nullptr;   // first byte
+  size_t length = 0;         // bytes
+  Access access = Access::kNone;
+  MemoryKind kind = MemoryKind::kHost;
+};
+
+// A region the peer registered, as it described itself at connect time.
+// `address` is in the peer's address space: use it (plus an offset) as the
+// remote address of a TransferEntry, never dereference it locally.
+struct RemoteRegion {
+  uint64_t id = 0;
+  uint64_t address = 0;
+  uint64_t length = 0;
+  Access access = Access::kNone;
+};
+
+}  // namespace xfer
+
+#endif  // XFER_MEMORY_H_

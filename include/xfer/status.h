@@ -1,0 +1,111 @@
+// Status and Result: how every libxfer call reports success or failure.
+//
+// No exception crosses the libxfer API. Every fallible call returns a Status
+// or a Result<T>. kInProgress is a state, not a failure: it is what
+// TransferRequest::Test() returns while a transfer is still in flight.
+#ifndef XFER_STATUS_H_
+#define XFER_STATUS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace xfer {
+
+enum class StatusCode : uint8_t {
+  kOk = 0,
+  kInProgress,         // a request is still in flight
+  kInvalidArgument,    // the caller passed something malformed
+  kNotFound,           // no such peer, region or transport
+  kPermissionDenied,   // the region does not grant the requested access
+  kOutOfRange,         // an address range falls outside registered memory
+  kTimeout,            // a wait ran past its deadline
+  kConnectionLost,     // the peer closed, died or reset the connection
+  kProtocolError,      // the peer sent bytes that do not parse
+  kNotSupported,       // the transport or build lacks the capability
+  kResourceExhausted,  // out of memory, hugepages, descriptors, ...
+  kIoError,            // a system call failed
+  kInternal,           // a bug in libxfer
+};
+
+// Returns a stable lower-case name such as "out of range".
+std::string_view StatusCodeName(StatusCode code);
+
+// A status code plus a human-readable message naming what went wrong.
+// Copyable value type. The OK status carries no message and costs no
+// allocation.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+
+  static Status Ok() { return Status(); }
+  static Status InProgress() { return Status(StatusCode::kInProgress, {}); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  // "<code name>: <message>", or "ok".
+  std::string ToString() const;
+
+  // Returns a copy whose message is "<context>: <message>".
+  Status WithContext(std::string_view context) const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+inline Status PermissionDenied(std::string m) { return {StatusCode::kPermissionDenied, std::move(m)}; }
+inline Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
+inline Status Timeout(std::string m) { return {StatusCode::kTimeout, std::move(m)}; }
+inline Status ConnectionLost(std::string m) { return {StatusCode::kConnectionLost, std::move(m)}; }
+inline Status ProtocolError(std::string m) { return {StatusCode::kProtocolError, std::move(m)}; }
+inline Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
+inline Status ResourceExhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
+inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
+inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+
+// Either a value of type T or a non-OK Status; shaped like C++23
+// std::expected. Accessing value() of an error Result is a bug (asserts in
+// debug builds).
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : storage_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : storage_(std::move(status)) {}  // NOLINT
+
+  bool ok() const { return std::holds_alternative<T>(storage_); }
+  explicit operator bool() const { return ok(); }
+
+  // The error; Status::Ok() when the Result holds a value.
+  Status status() const { return ok() ? Status::Ok() : std::get<Status>(storage_); }
+
+  T& value() & { return std::get<T>(storage_); }
+  const T& value() const& { return std::get<T>(storage_); }
+  T&& value() && { return std::get<T>(std::move(storage_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<T, Status> storage_;
+};
+
+}  // namespace xfer
+
+// Propagates a non-OK Status from an expression to the caller.
+#define XFER_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::xfer::Status xfer_status_ = (expr);        \
+    if (!xfer_status_.ok()) return xfer_status_; \
+  } while (0)
+
+#endif  // XFER_STATUS_H_

@@ -1,0 +1,37 @@
+// The transports' side of TransferRequest: arm it when work is posted, report
+// each finished part. Internal to libxfer.
+#ifndef XFER_COMMON_REQUEST_ACCESS_H_
+#define XFER_COMMON_REQUEST_ACCESS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "xfer/transfer.h"
+
+namespace xfer::internal {
+
+class RequestAccess {
+ public:
+  // True when `request` is in flight (and so must not be submitted again).
+  static bool InFlight(const TransferRequest& request) {
+    return request.state_.load(std::memory_order_acquire) == TransferRequest::kInFlight;
+  }
+
+  // Marks the request in flight with `parts` parts still to finish.
+  // REQUIRES: parts > 0 and the request is not in flight.
+  static void Start(TransferRequest& request, uint32_t parts);
+
+  // Reports one finished part that moved `bytes`. The first non-OK status
+  // becomes the request's final status. The last part to finish completes
+  // the request (release store: its data is visible to whoever sees done()).
+  static void FinishPart(TransferRequest& request, const Status& status, size_t bytes);
+
+  // Finishes a single-part request in one call.
+  static void Complete(TransferRequest& request, const Status& status, size_t bytes) {
+    FinishPart(request, status, bytes);
+  }
+};
+
+}  // namespace xfer::internal
+
+#endif  // XFER_COMMON_REQUEST_ACCESS_H_

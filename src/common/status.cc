@@ -1,0 +1,44 @@
+#include "xfer/status.h"
+
+namespace xfer {
+
+std::string_view StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "ok";
+    case StatusCode::kInProgress: return "in progress";
+    case StatusCode::kInvalidArgument: return "invalid argument";
+    case StatusCode::kNotFound: return "not found";
+    case StatusCode::kPermissionDenied: return "permission denied";
+    case StatusCode::kOutOfRange: return "out of range";
+    case StatusCode::kTimeout: return "timeout";
+    case StatusCode::kConnectionLost: return "connection lost";
+    case StatusCode::kProtocolError: return "protocol error";
+    case StatusCode::kNotSupported: return "not supported";
+    case StatusCode::kResourceExhausted: return "resource exhausted";
+    case StatusCode::kIoError: return "i/o error";
+    case StatusCode::kInternal: return "internal error";
+  }
+  return "unknown status";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "ok";
+  std::string out(StatusCodeName(code_));
+  if (!message_.empty()) {
+    out += ": ";
+    out += message_;
+  }
+  return out;
+}
+
+Status Status::WithContext(std::string_view context) const {
+  if (ok()) return *this;
+  std::string message(context);
+  if (!message_.empty()) {
+    message += ": ";
+    message += message_;
+  }
+  return Status(code_, std::move(message));
+}
+
+}  // namespace xfer

@@ -1,0 +1,67 @@
+// Engine::Create: validates options, instantiates the enabled transports and
+// binds the listener. Plus the synchronous Transfer convenience.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/engine_impl.h"
+#include "transport/transport_registry.h"
+#include "xfer/engine.h"
+
+namespace xfer {
+namespace {
+
+Result<core::TransportList> EnabledTransports(const std::vector<std::string>& wanted) {
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  core::TransportList list;
+  const std::vector<std::string> names = wanted.empty() ? registry.Names() : wanted;
+  for (const auto& name : names) {
+    const auto* entry = registry.Find(name);
+    if (entry == nullptr) {
+      return InvalidArgument(fmt::format("unknown transport '{}' (this build has: {})", name,
+                                         fmt::join(registry.Names(), ", ")));
+    }
+    list.push_back(entry->create());
+  }
+  if (list.empty()) return InvalidArgument("no transport enabled");
+  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+    return a->capabilities().preference > b->capabilities().preference;
+  });
+  return list;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
+  if (options.connect_timeout.count() <= 0 || options.io_timeout.count() <= 0) {
+    return InvalidArgument("timeouts must be positive");
+  }
+  auto transports = EnabledTransports(options.transports);
+  if (!transports.ok()) return transports.status();
+  std::unique_ptr<Listener> listener;
+  if (!options.listen_address.empty()) {
+    auto where = ParseHostPort(options.listen_address);
+    if (!where.ok()) return where.status().WithContext("listen address");
+    auto bound = Listener::Bind(*where);
+    if (!bound.ok()) return bound.status();
+    listener = std::make_unique<Listener>(std::move(bound.value()));
+  }
+  return std::unique_ptr<Engine>(
+      new core::EngineImpl(options, std::move(transports.value()), std::move(listener)));
+}
+
+Status Engine::Transfer(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                        std::chrono::nanoseconds timeout) {
+  TransferRequest request;
+  XFER_RETURN_IF_ERROR(Submit(peer, op, entries, request));
+  Status status = request.Wait(timeout);
+  if (status.code() == StatusCode::kTimeout) {
+    // The request object dies here, so the peer must not complete it later.
+    (void)Disconnect(peer);
+    return Timeout("transfer did not complete within the timeout; the peer was disconnected");
+  }
+  return status;
+}
+
+}  // namespace xfer

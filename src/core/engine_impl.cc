@@ -1,0 +1,183 @@
+#include "core/engine_impl.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "common/request_access.h"
+
+namespace xfer::core {
+namespace {
+
+// How often the accept loop wakes to notice the engine is stopping.
+constexpr auto kAcceptPoll = std::chrono::milliseconds(100);
+
+uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+}  // namespace
+
+EngineImpl::EngineImpl(const EngineOptions& options, TransportList transports,
+                       std::unique_ptr<Listener> listener)
+    : options_(options),
+      identity_{options.name, static_cast<int32_t>(getpid()), LocalHostIdentity()},
+      transports_(std::move(transports)),
+      listener_(std::move(listener)) {
+  if (listener_) accept_thread_ = std::thread([this] { AcceptLoop(); });
+}
+
+EngineImpl::~EngineImpl() {
+  stopping_.store(true);
+  if (accept_thread_.joinable()) accept_thread_.join();
+  std::map<PeerId, std::shared_ptr<PeerConnection>> peers;
+  {
+    std::unique_lock lock(peers_mu_);
+    peers.swap(peers_);
+  }
+  for (auto& [id, connection] : peers) connection->Close();
+}
+
+std::string EngineImpl::listen_address() const {
+  return listener_ ? FormatHostPort(listener_->local_address()) : std::string();
+}
+
+ConnectContext EngineImpl::Context() {
+  return ConnectContext{identity_, transports_, memory_, options_.connect_timeout,
+                        options_.io_timeout};
+}
+
+void EngineImpl::AcceptLoop() {
+  while (!stopping_.load()) {
+    auto socket = listener_->Accept(Deadline::After(kAcceptPoll));
+    if (!socket.ok()) continue;  // timeouts are the idle case
+    // The handshake runs here, bounded by connect_timeout: a peer that
+    // stalls delays the next accept by at most that long.
+    auto connection = AcceptFromPeer(Context(), std::move(socket.value()));
+    std::lock_guard lock(accepted_mu_);
+    if (!connection.ok()) {
+      last_accept_error_ = connection.status().ToString();
+      continue;
+    }
+    accepted_.push_back(AddPeer(std::move(connection.value())));
+    accepted_cv_.notify_all();
+  }
+}
+
+PeerId EngineImpl::AddPeer(std::shared_ptr<PeerConnection> connection) {
+  std::unique_lock lock(peers_mu_);
+  PeerId id = next_peer_++;
+  peers_.emplace(id, std::move(connection));
+  return id;
+}
+
+std::shared_ptr<PeerConnection> EngineImpl::FindPeer(PeerId peer) const {
+  std::shared_lock lock(peers_mu_);
+  auto it = peers_.find(peer);
+  return it == peers_.end() ? nullptr : it->second;
+}
+
+Result<MemoryRegion> EngineImpl::AllocateMemory(size_t length, const MemoryOptions& options) {
+  return memory_.Allocate(length, options);
+}
+
+Result<MemoryRegion> EngineImpl::RegisterMemory(void* address, size_t length,
+                                                const MemoryOptions& options) {
+  return memory_.Register(address, length, options.access);
+}
+
+Status EngineImpl::DeregisterMemory(const MemoryRegion& region) {
+  return memory_.Deregister(region);
+}
+
+Result<PeerId> EngineImpl::Connect(std::string_view address, const ConnectOptions& options) {
+  auto where = ParseHostPort(address);
+  if (!where.ok()) return where.status();
+  auto connection = ConnectToPeer(Context(), *where, options);
+  if (!connection.ok()) return connection.status();
+  return AddPeer(std::move(connection.value()));
+}
+
+Result<PeerId> EngineImpl::WaitForPeer(std::chrono::milliseconds timeout) {
+  if (!listener_) return NotSupported("this engine is not listening");
+  std::unique_lock lock(accepted_mu_);
+  if (!accepted_cv_.wait_for(lock, timeout, [this] { return !accepted_.empty(); })) {
+    std::string why = fmt::format("no peer connected to {} within {} ms", listen_address(),
+                                  timeout.count());
+    if (!last_accept_error_.empty()) why += " (last rejected connection: " + last_accept_error_ + ")";
+    return Timeout(why);
+  }
+  PeerId id = accepted_.front();
+  accepted_.pop_front();
+  return id;
+}
+
+Result<PeerInfo> EngineImpl::GetPeerInfo(PeerId peer) const {
+  auto connection = FindPeer(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  return connection->info();
+}
+
+Status EngineImpl::Disconnect(PeerId peer) {
+  std::shared_ptr<PeerConnection> connection;
+  {
+    std::unique_lock lock(peers_mu_);
+    auto it = peers_.find(peer);
+    if (it == peers_.end()) return NotFound(fmt::format("no peer {}", peer));
+    connection = std::move(it->second);
+    peers_.erase(it);
+  }
+  connection->Close();
+  return Status::Ok();
+}
+
+Status EngineImpl::CheckLocal(const void* address, size_t length, const char* what) const {
+  Status status = memory_.Check(AddressOf(address), length, Access::kNone);
+  return status.ok() ? status : status.WithContext(what);
+}
+
+Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                          TransferRequest& request, uint32_t stream) {
+  if (entries.empty()) return InvalidArgument("empty transfer batch");
+  if (internal::RequestAccess::InFlight(request)) {
+    return InvalidArgument("request is already in flight");
+  }
+  auto connection = FindPeer(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TransferEntry& e = entries[i];
+    if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
+    XFER_RETURN_IF_ERROR(CheckLocal(e.local, e.length, "local buffer"));
+    auto remote = connection->remote().Check(e.remote, e.length, needed);
+    if (!remote.ok()) return remote.status().WithContext(fmt::format("entry {}", i));
+  }
+  auto& endpoint = connection->endpoint();
+  stream %= connection->info().streams;
+  return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
+                              : endpoint.PostRead(entries, request, stream);
+}
+
+Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
+                            TransferRequest& request, uint32_t stream) {
+  if (length == 0) return InvalidArgument("zero-length send");
+  if (internal::RequestAccess::InFlight(request)) {
+    return InvalidArgument("request is already in flight");
+  }
+  XFER_RETURN_IF_ERROR(CheckLocal(data, length, "send buffer"));
+  auto connection = FindPeer(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  return connection->endpoint().PostSend(data, length, request,
+                                         stream % connection->info().streams);
+}
+
+Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, TransferRequest& request) {
+  if (capacity == 0) return InvalidArgument("zero-capacity receive");
+  if (internal::RequestAccess::InFlight(request)) {
+    return InvalidArgument("request is already in flight");
+  }
+  XFER_RETURN_IF_ERROR(CheckLocal(buffer, capacity, "receive buffer"));
+  auto connection = FindPeer(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  return connection->endpoint().PostRecv(buffer, capacity, request);
+}
+
+}  // namespace xfer::core

@@ -1,0 +1,72 @@
+// The Engine implementation: owns the memory registry, the enabled
+// transports, the listener thread and the table of connected peers.
+#ifndef XFER_CORE_ENGINE_IMPL_H_
+#define XFER_CORE_ENGINE_IMPL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+
+#include "core/memory_registry.h"
+#include "core/peer_connection.h"
+#include "xfer/engine.h"
+
+namespace xfer::core {
+
+class EngineImpl final : public Engine {
+ public:
+  // Use Engine::Create. `transports` is non-empty, best first.
+  EngineImpl(const EngineOptions& options, TransportList transports,
+             std::unique_ptr<Listener> listener);
+  ~EngineImpl() override;
+
+  std::string listen_address() const override;
+  Result<MemoryRegion> AllocateMemory(size_t length, const MemoryOptions& options) override;
+  Result<MemoryRegion> RegisterMemory(void* address, size_t length,
+                                      const MemoryOptions& options) override;
+  Status DeregisterMemory(const MemoryRegion& region) override;
+  Result<PeerId> Connect(std::string_view address, const ConnectOptions& options) override;
+  Result<PeerId> WaitForPeer(std::chrono::milliseconds timeout) override;
+  Result<PeerInfo> GetPeerInfo(PeerId peer) const override;
+  Status Disconnect(PeerId peer) override;
+  Status Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                TransferRequest& request, uint32_t stream) override;
+  Status PostSend(PeerId peer, const void* data, size_t length, TransferRequest& request,
+                  uint32_t stream) override;
+  Status PostRecv(PeerId peer, void* buffer, size_t capacity, TransferRequest& request) override;
+
+ private:
+  void AcceptLoop();
+  ConnectContext Context();
+  PeerId AddPeer(std::shared_ptr<PeerConnection> connection);
+  std::shared_ptr<PeerConnection> FindPeer(PeerId peer) const;
+  Status CheckLocal(const void* address, size_t length, const char* what) const;
+
+  const EngineOptions options_;
+  const PeerIdentity identity_;
+  const TransportList transports_;
+  MemoryRegistry memory_;
+  std::unique_ptr<Listener> listener_;  // null when not listening
+
+  mutable std::shared_mutex peers_mu_;
+  std::map<PeerId, std::shared_ptr<PeerConnection>> peers_;  // GUARDED_BY(peers_mu_)
+  PeerId next_peer_ = 1;                                     // GUARDED_BY(peers_mu_)
+
+  std::mutex accepted_mu_;
+  std::condition_variable accepted_cv_;
+  std::deque<PeerId> accepted_;      // GUARDED_BY(accepted_mu_)
+  std::string last_accept_error_;    // GUARDED_BY(accepted_mu_)
+
+  std::atomic<bool> stopping_{false};
+  std::thread accept_thread_;  // last: starts after every member above exists
+};
+
+}  // namespace xfer::core
+
+#endif  // XFER_CORE_ENGINE_IMPL_H_

@@ -1,0 +1,167 @@
+#include "core/handshake.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/wire.h"
+
+namespace xfer::core {
+namespace {
+
+enum class MessageType : uint8_t { kHello = 1, kHelloReply = 2 };
+
+void PutHeader(WireWriter& w, MessageType type) {
+  w.U32(kHandshakeMagic);
+  w.U16(kHandshakeVersion);
+  w.U8(static_cast<uint8_t>(type));
+}
+
+Status GetHeader(WireReader& r, MessageType expected) {
+  uint32_t magic = 0;
+  uint16_t version = 0;
+  uint8_t type = 0;
+  XFER_RETURN_IF_ERROR(r.U32(magic));
+  if (magic != kHandshakeMagic) return ProtocolError("peer is not an xfer engine (bad magic)");
+  XFER_RETURN_IF_ERROR(r.U16(version));
+  if (version != kHandshakeVersion) {
+    return ProtocolError(fmt::format("peer speaks handshake version {}, this build speaks {}",
+                                     version, kHandshakeVersion));
+  }
+  XFER_RETURN_IF_ERROR(r.U8(type));
+  if (type != static_cast<uint8_t>(expected)) return ProtocolError("unexpected handshake message");
+  return Status::Ok();
+}
+
+void PutIdentity(WireWriter& w, const PeerIdentity& id) {
+  w.String(id.name);
+  w.U32(static_cast<uint32_t>(id.pid));
+  w.String(id.host.boot_id);
+  w.U64(id.host.net_namespace);
+}
+
+Status GetIdentity(WireReader& r, PeerIdentity& id) {
+  uint32_t pid = 0;
+  XFER_RETURN_IF_ERROR(r.String(id.name, kMaxNameLength));
+  XFER_RETURN_IF_ERROR(r.U32(pid));
+  id.pid = static_cast<int32_t>(pid);
+  XFER_RETURN_IF_ERROR(r.String(id.host.boot_id, kMaxNameLength));
+  return r.U64(id.host.net_namespace);
+}
+
+void PutRegions(WireWriter& w, const std::vector<RemoteRegion>& regions) {
+  w.U32(static_cast<uint32_t>(regions.size()));
+  for (const auto& region : regions) {
+    w.U64(region.id);
+    w.U64(region.address);
+    w.U64(region.length);
+    w.U32(static_cast<uint32_t>(region.access));
+  }
+}
+
+Status ValidateRegions(std::vector<RemoteRegion>& regions) {
+  std::sort(regions.begin(), regions.end(),
+            [](const RemoteRegion& a, const RemoteRegion& b) { return a.address < b.address; });
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const auto& region = regions[i];
+    if (region.length == 0 || region.address > UINT64_MAX - region.length) {
+      return ProtocolError(fmt::format("peer region {} has an impossible range", region.id));
+    }
+    if (i > 0 && regions[i - 1].address + regions[i - 1].length > region.address) {
+      return ProtocolError(fmt::format("peer regions {} and {} overlap", regions[i - 1].id,
+                                       region.id));
+    }
+  }
+  return Status::Ok();
+}
+
+Status GetRegions(WireReader& r, std::vector<RemoteRegion>& regions) {
+  uint32_t count = 0;
+  XFER_RETURN_IF_ERROR(r.U32(count));
+  if (count > kMaxRegions) return ProtocolError(fmt::format("peer announced {} regions", count));
+  regions.resize(count);
+  for (auto& region : regions) {
+    uint32_t access = 0;
+    XFER_RETURN_IF_ERROR(r.U64(region.id));
+    XFER_RETURN_IF_ERROR(r.U64(region.address));
+    XFER_RETURN_IF_ERROR(r.U64(region.length));
+    XFER_RETURN_IF_ERROR(r.U32(access));
+    if ((access & ~static_cast<uint32_t>(Access::kRemoteReadWrite)) != 0) {
+      return ProtocolError("peer region has unknown access bits");
+    }
+    region.access = static_cast<Access>(access);
+  }
+  return ValidateRegions(regions);
+}
+
+Status GetStreams(WireReader& r, uint32_t& streams) {
+  XFER_RETURN_IF_ERROR(r.U32(streams));
+  if (streams == 0 || streams > 1024) {
+    return ProtocolError(fmt::format("peer asked for {} streams", streams));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<uint8_t> EncodeHello(const Hello& hello) {
+  WireWriter w;
+  PutHeader(w, MessageType::kHello);
+  PutIdentity(w, hello.identity);
+  w.U16(static_cast<uint16_t>(hello.transports.size()));
+  for (const auto& t : hello.transports) w.String(t);
+  w.String(hello.forced_transport);
+  w.U32(hello.streams);
+  PutRegions(w, hello.regions);
+  return w.bytes();
+}
+
+Result<Hello> DecodeHello(std::span<const uint8_t> bytes) {
+  WireReader r(bytes);
+  Hello hello;
+  XFER_RETURN_IF_ERROR(GetHeader(r, MessageType::kHello));
+  XFER_RETURN_IF_ERROR(GetIdentity(r, hello.identity));
+  uint16_t count = 0;
+  XFER_RETURN_IF_ERROR(r.U16(count));
+  if (count > kMaxTransports) return ProtocolError("peer listed too many transports");
+  hello.transports.resize(count);
+  for (auto& t : hello.transports) XFER_RETURN_IF_ERROR(r.String(t, kMaxNameLength));
+  XFER_RETURN_IF_ERROR(r.String(hello.forced_transport, kMaxNameLength));
+  XFER_RETURN_IF_ERROR(GetStreams(r, hello.streams));
+  XFER_RETURN_IF_ERROR(GetRegions(r, hello.regions));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return hello;
+}
+
+std::vector<uint8_t> EncodeHelloReply(const HelloReply& reply) {
+  WireWriter w;
+  PutHeader(w, MessageType::kHelloReply);
+  w.U8(static_cast<uint8_t>(reply.status));
+  w.String(reply.message.substr(0, kMaxNameLength));
+  w.String(reply.transport);
+  w.U32(reply.streams);
+  PutIdentity(w, reply.identity);
+  PutRegions(w, reply.regions);
+  return w.bytes();
+}
+
+Result<HelloReply> DecodeHelloReply(std::span<const uint8_t> bytes) {
+  WireReader r(bytes);
+  HelloReply reply;
+  uint8_t status = 0;
+  XFER_RETURN_IF_ERROR(GetHeader(r, MessageType::kHelloReply));
+  XFER_RETURN_IF_ERROR(r.U8(status));
+  if (status > static_cast<uint8_t>(StatusCode::kInternal)) {
+    return ProtocolError("peer sent an unknown status code");
+  }
+  reply.status = static_cast<StatusCode>(status);
+  XFER_RETURN_IF_ERROR(r.String(reply.message, kMaxNameLength));
+  XFER_RETURN_IF_ERROR(r.String(reply.transport, kMaxNameLength));
+  XFER_RETURN_IF_ERROR(GetStreams(r, reply.streams));
+  XFER_RETURN_IF_ERROR(GetIdentity(r, reply.identity));
+  XFER_RETURN_IF_ERROR(GetRegions(r, reply.regions));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return reply;
+}
+
+}  // namespace xfer::core

@@ -1,0 +1,167 @@
+#include "core/memory_registry.h"
+
+#include <linux/memfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "common/socket.h"
+#include "transport/remote_memory.h"
+
+namespace xfer::core {
+namespace {
+
+constexpr size_t kHugePageSize = size_t{2} << 20;
+
+size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
+
+uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// Backs the region with a memfd rather than anonymous memory so that the shm
+// transport can hand the descriptor to a same-host peer, which maps it and
+// copies into it directly: one-sided with no help from this process.
+Result<UniqueFd> CreateBackingFd(size_t mapped_length, MemoryKind kind) {
+  unsigned flags = MFD_CLOEXEC;
+  if (kind == MemoryKind::kHugepage) flags |= MFD_HUGETLB | (21u << MFD_HUGE_SHIFT);
+  UniqueFd fd(memfd_create("xfer-region", flags));
+  if (!fd.valid()) {
+    return ResourceExhausted(ErrnoMessage("memfd_create", errno));
+  }
+  if (ftruncate(fd.get(), static_cast<off_t>(mapped_length)) != 0) {
+    return ResourceExhausted(ErrnoMessage("ftruncate", errno));
+  }
+  return fd;
+}
+
+}  // namespace
+
+MemoryRegistry::~MemoryRegistry() {
+  for (const auto& [address, entry] : by_address_) Release(entry);
+}
+
+void MemoryRegistry::Release(const Entry& entry) {
+  if (!entry.owned) return;
+  size_t unit = entry.kind == MemoryKind::kHugepage ? kHugePageSize : 4096;
+  munmap(entry.view.address, RoundUp(entry.view.length, unit));
+  close(entry.view.fd);
+}
+
+Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions& options) {
+  if (length == 0) return InvalidArgument("cannot allocate a zero-length region");
+  const bool huge = options.kind == MemoryKind::kHugepage;
+  const size_t mapped = RoundUp(length, huge ? kHugePageSize : 4096);
+  auto fd = CreateBackingFd(mapped, options.kind);
+  if (!fd.ok()) return fd.status();
+  // MAP_POPULATE: fault the pages in now, so the first measured transfer
+  // does not pay for page faults (perftest's buffers are touched at setup).
+  void* address = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                       fd->get(), 0);
+  if (address == MAP_FAILED) {
+    if (huge) {
+      return ResourceExhausted(fmt::format(
+          "cannot map {} bytes of 2 MiB hugepages ({}); reserve pages with "
+          "'echo N > /proc/sys/vm/nr_hugepages'",
+          mapped, ErrnoMessage("mmap", errno)));
+    }
+    return ResourceExhausted(ErrnoMessage("mmap", errno));
+  }
+  Entry entry;
+  entry.view.address = address;
+  entry.view.length = length;
+  entry.view.access = options.access;
+  entry.view.fd = fd->release();
+  entry.kind = options.kind;
+  entry.owned = true;
+  return Insert(entry);
+}
+
+Result<MemoryRegion> MemoryRegistry::Register(void* address, size_t length, Access access) {
+  if (address == nullptr) return InvalidArgument("cannot register a null address");
+  if (length == 0) return InvalidArgument("cannot register a zero-length region");
+  if (AddressOf(address) > UINT64_MAX - length) {
+    return InvalidArgument("region wraps the address space");
+  }
+  {
+    std::shared_lock lock(mu_);
+    if (OverlapsLocked(AddressOf(address), length)) {
+      return InvalidArgument(fmt::format("[{}, +{}) overlaps a registered region", address, length));
+    }
+  }
+  Entry entry;
+  entry.view.address = address;
+  entry.view.length = length;
+  entry.view.access = access;
+  return Insert(entry);
+}
+
+MemoryRegion MemoryRegistry::Insert(Entry entry) {
+  std::unique_lock lock(mu_);
+  entry.view.id = next_id_++;
+  by_address_.emplace(AddressOf(entry.view.address), entry);
+  return MemoryRegion{entry.view.id, entry.view.address, entry.view.length, entry.view.access,
+                      entry.kind};
+}
+
+bool MemoryRegistry::OverlapsLocked(uint64_t address, uint64_t length) const {
+  auto next = by_address_.lower_bound(address);
+  if (next != by_address_.end() && next->first < address + length) return true;
+  if (next == by_address_.begin()) return false;
+  const auto& prev = std::prev(next)->second.view;
+  return AddressOf(prev.address) + prev.length > address;
+}
+
+Status MemoryRegistry::Deregister(const MemoryRegion& region) {
+  Entry removed;
+  {
+    std::unique_lock lock(mu_);
+    auto it = by_address_.find(AddressOf(region.address));
+    if (it == by_address_.end() || it->second.view.id != region.id) {
+      return NotFound(fmt::format("no registered region {} at {}", region.id, region.address));
+    }
+    removed = it->second;
+    by_address_.erase(it);
+  }
+  Release(removed);
+  return Status::Ok();
+}
+
+Status MemoryRegistry::Check(uint64_t address, uint64_t length, Access needed) const {
+  if (length == 0) return InvalidArgument("zero-length range");
+  std::shared_lock lock(mu_);
+  auto it = by_address_.upper_bound(address);
+  if (it == by_address_.begin()) {
+    return OutOfRange(fmt::format("[{:#x}, +{}) is not in registered memory", address, length));
+  }
+  const auto& view = std::prev(it)->second.view;
+  if (!transport::RangeInside(address, length, AddressOf(view.address), view.length)) {
+    return OutOfRange(fmt::format("[{:#x}, +{}) is not inside one registered region", address,
+                                  length));
+  }
+  if (!HasAccess(view.access, needed)) {
+    return PermissionDenied(fmt::format("region {} does not grant remote {}", view.id,
+                                        needed == Access::kRemoteRead ? "read" : "write"));
+  }
+  return Status::Ok();
+}
+
+std::vector<transport::LocalRegionView> MemoryRegistry::Snapshot() const {
+  std::shared_lock lock(mu_);
+  std::vector<transport::LocalRegionView> views;
+  views.reserve(by_address_.size());
+  for (const auto& [address, entry] : by_address_) views.push_back(entry.view);
+  return views;
+}
+
+std::vector<RemoteRegion> MemoryRegistry::Describe() const {
+  std::vector<RemoteRegion> table;
+  for (const auto& view : Snapshot()) {
+    table.push_back({view.id, AddressOf(view.address), view.length, view.access});
+  }
+  return table;
+}
+
+}  // namespace xfer::core

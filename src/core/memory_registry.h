@@ -1,0 +1,56 @@
+// The engine's table of registered memory: allocation (memfd-backed, so a
+// same-host peer can map it), registration of caller memory, and the range
+// checks the transports rely on.
+#ifndef XFER_CORE_MEMORY_REGISTRY_H_
+#define XFER_CORE_MEMORY_REGISTRY_H_
+
+#include <cstdint>
+#include <map>
+#include <shared_mutex>
+#include <vector>
+
+#include "transport/local_memory.h"
+#include "xfer/memory.h"
+#include "xfer/status.h"
+
+namespace xfer::core {
+
+// Thread-safe. Regions the registry allocated are unmapped when deregistered
+// or when the registry is destroyed.
+class MemoryRegistry final : public transport::LocalMemory {
+ public:
+  MemoryRegistry() = default;
+  ~MemoryRegistry() override;
+  MemoryRegistry(const MemoryRegistry&) = delete;
+  MemoryRegistry& operator=(const MemoryRegistry&) = delete;
+
+  // Errors: kInvalidArgument (length 0), kResourceExhausted (memfd, mmap or
+  // hugepage reservation failed; the message says which).
+  Result<MemoryRegion> Allocate(size_t length, const MemoryOptions& options);
+  // Errors: kInvalidArgument (null, zero length, wraps, overlaps).
+  Result<MemoryRegion> Register(void* address, size_t length, Access access);
+  // Errors: kNotFound (no live region with that id and address).
+  Status Deregister(const MemoryRegion& region);
+
+  Status Check(uint64_t address, uint64_t length, Access needed) const override;
+  std::vector<transport::LocalRegionView> Snapshot() const override;
+  std::vector<RemoteRegion> Describe() const;  // as the peer will see them
+
+ private:
+  struct Entry {
+    transport::LocalRegionView view;
+    MemoryKind kind = MemoryKind::kHost;
+    bool owned = false;  // allocated here: unmap and close on removal
+  };
+  static void Release(const Entry& entry);
+  bool OverlapsLocked(uint64_t address, uint64_t length) const;
+  MemoryRegion Insert(Entry entry);
+
+  mutable std::shared_mutex mu_;
+  std::map<uint64_t, Entry> by_address_;  // GUARDED_BY(mu_); key: start address
+  uint64_t next_id_ = 1;                  // GUARDED_BY(mu_)
+};
+
+}  // namespace xfer::core
+
+#endif  // XFER_CORE_MEMORY_REGISTRY_H_

@@ -1,0 +1,177 @@
+#include "core/peer_connection.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace xfer::core {
+namespace {
+
+std::vector<std::string> NamesOf(const TransportList& transports) {
+  std::vector<std::string> names;
+  for (const auto& t : transports) names.emplace_back(t->name());
+  return names;
+}
+
+bool Lists(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
+    const ConnectContext& ctx, transport::Transport& transport, bool initiator, uint32_t streams,
+    Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
+    Deadline deadline) {
+  transport::EndpointSetup setup;
+  setup.initiator = initiator;
+  setup.streams = streams;
+  setup.control = &control;
+  setup.peer_host = control.PeerHost();
+  if (setup.peer_host.empty()) setup.peer_host = "127.0.0.1";
+  setup.peer_pid = peer.pid;
+  setup.local = &ctx.memory;
+  setup.remote = remote;
+  setup.io_timeout = ctx.io_timeout;
+  setup.deadline = deadline;
+  auto endpoint = transport.CreateEndpoint(setup);
+  if (!endpoint.ok()) {
+    return endpoint.status().WithContext(fmt::format("{} transport setup", transport.name()));
+  }
+  return std::move(endpoint.value());
+}
+
+PeerInfo MakeInfo(const PeerIdentity& peer, std::string_view transport, uint32_t streams,
+                  const std::vector<RemoteRegion>& regions) {
+  PeerInfo info;
+  info.name = peer.name;
+  info.transport = std::string(transport);
+  info.streams = streams;
+  info.regions = regions;
+  return info;
+}
+
+}  // namespace
+
+PeerConnection::PeerConnection(PeerInfo info, Socket control, transport::RemoteMemory remote,
+                               std::unique_ptr<transport::Endpoint> endpoint)
+    : info_(std::move(info)),
+      control_(std::move(control)),
+      remote_(std::move(remote)),
+      endpoint_(std::move(endpoint)) {}
+
+PeerConnection::~PeerConnection() { Close(); }
+
+void PeerConnection::Close() {
+  endpoint_->Close();
+  control_.Shutdown();
+}
+
+Result<transport::Transport*> ChooseTransport(const TransportList& ours, const Hello& hello,
+                                              bool same_host) {
+  auto usable = [&](const transport::Transport& t) {
+    return Lists(hello.transports, t.name()) &&
+           (same_host || !t.capabilities().same_host_only);
+  };
+  if (!hello.forced_transport.empty()) {
+    for (const auto& t : ours) {
+      if (t->name() != hello.forced_transport) continue;
+      if (!Lists(hello.transports, t->name())) break;
+      if (!usable(*t)) {
+        return NotSupported(fmt::format("transport '{}' needs both peers on one host",
+                                        hello.forced_transport));
+      }
+      return t.get();
+    }
+    return NotSupported(fmt::format("transport '{}' is not enabled on both peers (acceptor has: {})",
+                                    hello.forced_transport, fmt::join(NamesOf(ours), ", ")));
+  }
+  transport::Transport* best = nullptr;
+  for (const auto& t : ours) {
+    if (!usable(*t)) continue;
+    if (best == nullptr || t->capabilities().preference > best->capabilities().preference) {
+      best = t.get();
+    }
+  }
+  if (best == nullptr) {
+    return NotSupported(fmt::format("no transport both peers allow (initiator: {}; acceptor: {})",
+                                    fmt::join(hello.transports, ", "),
+                                    fmt::join(NamesOf(ours), ", ")));
+  }
+  return best;
+}
+
+Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
+                                                      const HostPort& address,
+                                                      const ConnectOptions& options) {
+  const Deadline deadline = Deadline::After(ctx.connect_timeout);
+  if (!options.transport.empty() && !Lists(NamesOf(ctx.transports), options.transport)) {
+    return InvalidArgument(fmt::format("transport '{}' is not enabled in this engine (have: {})",
+                                       options.transport, fmt::join(NamesOf(ctx.transports), ", ")));
+  }
+  if (options.streams == 0 || options.streams > 64) {
+    return InvalidArgument(fmt::format("streams must be 1..64, got {}", options.streams));
+  }
+  auto control = ConnectTcp(address, deadline);
+  if (!control.ok()) return control.status();
+
+  Hello hello{ctx.local, NamesOf(ctx.transports), options.transport, options.streams,
+              ctx.memory.Describe()};
+  XFER_RETURN_IF_ERROR(control->SendMessage(EncodeHello(hello), deadline));
+  auto bytes = control->RecvMessage(kMaxHandshakeBytes, deadline);
+  if (!bytes.ok()) return bytes.status().WithContext("handshake");
+  auto reply = DecodeHelloReply(*bytes);
+  if (!reply.ok()) return reply.status().WithContext("handshake");
+  if (reply->status != StatusCode::kOk) {
+    return Status(reply->status, "peer refused the connection: " + reply->message);
+  }
+  auto* transport = [&]() -> transport::Transport* {
+    for (const auto& t : ctx.transports) {
+      if (t->name() == reply->transport) return t.get();
+    }
+    return nullptr;
+  }();
+  if (transport == nullptr || reply->streams > options.streams) {
+    return ProtocolError(fmt::format("peer chose transport '{}' with {} streams, which was not offered",
+                                     reply->transport, reply->streams));
+  }
+  transport::RemoteMemory remote(reply->regions);
+  auto endpoint = SetUpEndpoint(ctx, *transport, true, reply->streams, *control,
+                                reply->identity, remote, deadline);
+  if (!endpoint.ok()) return endpoint.status();
+  return std::make_unique<PeerConnection>(
+      MakeInfo(reply->identity, transport->name(), reply->streams, reply->regions),
+      std::move(control.value()), std::move(remote), std::move(endpoint.value()));
+}
+
+Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx, Socket control) {
+  const Deadline deadline = Deadline::After(ctx.connect_timeout);
+  auto bytes = control.RecvMessage(kMaxHandshakeBytes, deadline);
+  if (!bytes.ok()) return bytes.status().WithContext("handshake");
+  auto hello = DecodeHello(*bytes);
+  if (!hello.ok()) return hello.status().WithContext("handshake");
+
+  HelloReply reply;
+  reply.identity = ctx.local;
+  auto chosen = ChooseTransport(ctx.transports, *hello, ctx.local.host.SameHostAs(hello->identity.host));
+  if (!chosen.ok()) {
+    reply.status = chosen.status().code();
+    reply.message = chosen.status().message();
+    // Best effort: the refusal is only a courtesy to the initiator.
+    (void)control.SendMessage(EncodeHelloReply(reply), deadline);
+    return chosen.status();
+  }
+  transport::Transport* transport = *chosen;
+  reply.transport = std::string(transport->name());
+  reply.streams = std::min(hello->streams, transport->capabilities().max_streams);
+  reply.regions = ctx.memory.Describe();
+  XFER_RETURN_IF_ERROR(control.SendMessage(EncodeHelloReply(reply), deadline));
+
+  transport::RemoteMemory remote(hello->regions);
+  auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,
+                                remote, deadline);
+  if (!endpoint.ok()) return endpoint.status();
+  return std::make_unique<PeerConnection>(
+      MakeInfo(hello->identity, transport->name(), reply.streams, hello->regions),
+      std::move(control), std::move(remote), std::move(endpoint.value()));
+}
+
+}  // namespace xfer::core

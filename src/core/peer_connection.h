@@ -1,0 +1,73 @@
+// One established connection to a peer, and the two ways to establish one:
+// as the initiator (Engine::Connect) or as the acceptor (the engine's
+// listener). Establishing = handshake + transport choice + endpoint setup.
+#ifndef XFER_CORE_PEER_CONNECTION_H_
+#define XFER_CORE_PEER_CONNECTION_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/socket.h"
+#include "core/handshake.h"
+#include "core/memory_registry.h"
+#include "transport/transport.h"
+#include "xfer/engine.h"
+
+namespace xfer::core {
+
+// The transports one engine may use, best first. Owned by the engine.
+using TransportList = std::vector<std::unique_ptr<transport::Transport>>;
+
+// What establishing a connection needs from the engine. All references
+// outlive the call.
+struct ConnectContext {
+  const PeerIdentity& local;
+  const TransportList& transports;
+  MemoryRegistry& memory;
+  std::chrono::milliseconds connect_timeout;
+  std::chrono::milliseconds io_timeout;
+};
+
+class PeerConnection {
+ public:
+  PeerConnection(PeerInfo info, Socket control, transport::RemoteMemory remote,
+                 std::unique_ptr<transport::Endpoint> endpoint);
+  ~PeerConnection();
+
+  const PeerInfo& info() const { return info_; }
+  const transport::RemoteMemory& remote() const { return remote_; }
+  transport::Endpoint& endpoint() { return *endpoint_; }
+
+  // Fails in-flight requests with kConnectionLost and closes the sockets.
+  // Idempotent; safe while other threads post (they then fail).
+  void Close();
+
+ private:
+  PeerInfo info_;
+  Socket control_;
+  transport::RemoteMemory remote_;
+  std::unique_ptr<transport::Endpoint> endpoint_;
+};
+
+// Connects to `address`, says Hello, reads the reply, sets up the endpoint.
+// Errors: see Engine::Connect.
+Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
+                                                      const HostPort& address,
+                                                      const ConnectOptions& options);
+
+// Serves one freshly accepted control socket: reads Hello, chooses the
+// transport, replies (with the refusal reason when it refuses), sets up the
+// endpoint. Errors: kProtocolError, kTimeout, kConnectionLost, kNotSupported.
+Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx, Socket control);
+
+// The transport a Hello asks for, among `ours`: the forced one if both allow
+// it and the hosts fit, else the most preferred both allow. Errors:
+// kNotSupported naming the reason.
+Result<transport::Transport*> ChooseTransport(const TransportList& ours, const Hello& hello,
+                                              bool same_host);
+
+}  // namespace xfer::core
+
+#endif  // XFER_CORE_PEER_CONNECTION_H_

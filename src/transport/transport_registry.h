@@ -1,0 +1,37 @@
+// The transports built into this libxfer, by name.
+#ifndef XFER_TRANSPORT_TRANSPORT_REGISTRY_H_
+#define XFER_TRANSPORT_TRANSPORT_REGISTRY_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace xfer::transport {
+
+struct TransportEntry {
+  std::string name;         // "shm", "tcp"
+  std::string description;  // one line for --help and errors
+  std::function<std::unique_ptr<Transport>()> create;
+};
+
+// Not thread-safe to mutate; the engine fills it once at creation.
+class TransportRegistry {
+ public:
+  void Add(TransportEntry entry);
+  const TransportEntry* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::vector<TransportEntry> entries_;
+};
+
+// Adds every transport this build contains (generated from CMake's list).
+void RegisterBuiltinTransports(TransportRegistry& registry);
+
+}  // namespace xfer::transport
+
+#endif  // XFER_TRANSPORT_TRANSPORT_REGISTRY_H_
