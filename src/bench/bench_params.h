@@ -1,0 +1,68 @@
+// What one benchmark run is asked to do: the immutable product of the CLI,
+// the only input of the bench runners. Defaults follow perftest 4.5
+// (../shared/reference/perftest.md §2.3 and §3).
+#ifndef XFER_BENCH_BENCH_PARAMS_H_
+#define XFER_BENCH_BENCH_PARAMS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xfer::bench {
+
+enum class Verb { kWrite, kRead, kSend };
+enum class Kind { kBandwidth, kLatency };
+enum class Role { kServer, kClient, kLoopback };
+
+// perftest's MiB/s (2^20 bytes/s) or --report_gbits Gb/s (10^9 bit/s).
+enum class BwUnits { kMiBps, kGbps };
+
+struct BenchParams {
+  Verb verb = Verb::kWrite;
+  Kind kind = Kind::kBandwidth;
+  Role role = Role::kServer;
+  std::string server_host;      // client: the positional <host> argument
+  uint16_t port = 18515;        // -p: the out-of-band port
+  std::string transport;        // --transport: "" = engine's choice
+
+  bool all_sizes = false;       // -a: sizes 2 .. 2^23
+  uint64_t size = 65536;        // -s (BW default 65536, LAT default 2)
+  uint64_t iterations = 5000;   // -n (per QP; write BW 5000, else 1000)
+  double duration_s = 0;        // -D; 0 = iteration mode
+  double margin_s = 0;          // -f; default duration/4
+  uint32_t qps = 1;             // -q: engine streams
+  uint32_t tx_depth = 128;      // -t: outstanding requests per stream (LAT: 1)
+  uint32_t cq_mod = 100;        // -Q: requests per completion batch
+  bool cq_mod_given = false;    // -Q was on the command line (the coupling
+                                // rules of §2.3 treat it differently)
+  uint32_t post_list = 1;       // -l: entries per submitted batch
+  uint32_t rx_depth = 512;      // -r: posted receives (send tests)
+  bool no_peak = false;         // -N (or forced by the rules of §2.3)
+  bool cpu_freq_warning_off = false;  // -F
+  BwUnits units = BwUnits::kMiBps;    // --report_gbits
+  bool use_hugepages = false;   // --use_hugepages
+  std::string json_path;        // --json FILE
+  std::chrono::milliseconds timeout{10000};  // --timeout: every wait on the peer
+  // --accept_timeout: how long a server waits for its client to show up.
+  std::chrono::milliseconds accept_timeout{600000};
+
+  // Flags accepted for perftest compatibility that the chosen transport
+  // ignores, already rendered as one-line notes ("-d mlx5_0: no verbs device
+  // on transport shm; ignored").
+  std::vector<std::string> notes;
+
+  // Message sizes this run covers, ascending.
+  std::vector<uint64_t> Sizes() const;
+};
+
+inline std::vector<uint64_t> BenchParams::Sizes() const {
+  if (!all_sizes) return {size};
+  std::vector<uint64_t> sizes;
+  for (int exp = 1; exp <= 23; ++exp) sizes.push_back(uint64_t{1} << exp);
+  return sizes;
+}
+
+}  // namespace xfer::bench
+
+#endif  // XFER_BENCH_BENCH_PARAMS_H_

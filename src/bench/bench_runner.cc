@@ -1,0 +1,218 @@
+#include "bench/bench_runner.h"
+
+#include <fmt/format.h>
+
+#include "bench/bench_session.h"
+#include "bench/bw_runner.h"
+#include "bench/latency_runner.h"
+#include "bench/loopback.h"
+#include "bench/receive_loop.h"
+#include "bench/statistics.h"
+
+namespace xfer::bench {
+namespace {
+
+// Everything one size of one side needs.
+struct SizeStep {
+  const BenchParams& params;
+  const EffectiveSettings& settings;
+  const DurationWindow& window;
+  const BufferLayout& layout;
+  Session& session;
+  BenchObserver& observer;
+  uint32_t index;
+  uint64_t size;
+};
+
+bool ServerPrintsPeerResults(const BenchParams& p) {
+  return p.verb != Verb::kSend && !(p.verb == Verb::kWrite && p.kind == Kind::kLatency);
+}
+
+LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
+  return LatencyConfig{step.size, step.params.iterations, is_server, step.params.timeout};
+}
+
+Status ReportLatency(const SizeStep& step, const std::vector<uint64_t>& stamps, bool send_to_peer) {
+  auto result = ComputeLatency(step.size, stamps, RttFactor(step.params.verb));
+  if (!result.ok()) return result.status();
+  step.observer.OnLatency(*result);
+  return send_to_peer ? step.session.oob->SendLatResult(*result) : Status::Ok();
+}
+
+Status ClientBandwidth(const SizeStep& step) {
+  BwRunConfig config;
+  config.size = step.size;
+  config.iterations = step.params.iterations;
+  config.streams = step.session.peer_info.streams;
+  config.tx_depth = step.settings.tx_depth;
+  config.cq_mod = step.settings.cq_mod;
+  config.post_list = step.params.post_list;
+  config.peak = !step.settings.peak_disabled;
+  config.duration_s = step.params.duration_s;
+  config.margin_s = step.window.margin_s;
+  config.timeout = step.params.timeout;
+  const PostFn post = step.params.verb == Verb::kSend
+                          ? SendPost(step.session)
+                          : OneSidedPost(step.session, step.params.verb == Verb::kWrite
+                                                           ? OpCode::kWrite
+                                                           : OpCode::kRead);
+  XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+  XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+  auto result = RunBandwidthLoop(step.session, step.layout, config, post);
+  if (!result.ok()) return result.status();
+  step.observer.OnBandwidth(*result);
+  if (step.params.verb == Verb::kSend) return Status::Ok();
+  return step.session.oob->SendBwResult(*result);
+}
+
+Status ClientLatency(const SizeStep& step) {
+  LatencyConfig config = LatencyFor(step, false);
+  ResetReceiveSlot(step.session, step.layout, step.size);
+  if (step.params.verb == Verb::kSend) {
+    SendLatency loop(step.session, step.layout, config);
+    XFER_RETURN_IF_ERROR(loop.PrePost());
+    XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+    XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+    auto stamps = loop.Run();
+    if (!stamps.ok()) return stamps.status();
+    return ReportLatency(step, *stamps, false);
+  }
+  XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+  XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+  auto stamps = step.params.verb == Verb::kWrite ? RunWriteLatency(step.session, step.layout, config)
+                                                 : RunReadLatency(step.session, step.layout, config);
+  if (!stamps.ok()) return stamps.status();
+  return ReportLatency(step, *stamps, step.params.verb == Verb::kRead);
+}
+
+Status ServerSendBandwidth(const SizeStep& step) {
+  ReceiveConfig config;
+  config.size = step.size;
+  config.messages = step.params.iterations * step.session.peer_info.streams;
+  config.rx_depth = step.settings.rx_depth;
+  config.duration_s = step.params.duration_s;
+  config.margin_s = step.window.margin_s;
+  config.timeout = step.params.timeout;
+  ReceiveLoop loop(step.session, step.layout, config);
+  XFER_RETURN_IF_ERROR(loop.PrePost());
+  XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+  XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+  auto result = loop.Run([&step] { return step.session.oob->Readable(); });
+  if (!result.ok()) return result.status();
+  step.observer.OnBandwidth(*result);
+  return Status::Ok();
+}
+
+Status ServerLatency(const SizeStep& step) {
+  LatencyConfig config = LatencyFor(step, true);
+  ResetReceiveSlot(step.session, step.layout, step.size);
+  if (step.params.verb == Verb::kSend) {
+    SendLatency loop(step.session, step.layout, config);
+    XFER_RETURN_IF_ERROR(loop.PrePost());
+    XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+    XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+    auto stamps = loop.Run();
+    if (!stamps.ok()) return stamps.status();
+    return ReportLatency(step, *stamps, false);
+  }
+  XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+  XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+  if (step.params.verb == Verb::kWrite) {
+    auto stamps = RunWriteLatency(step.session, step.layout, config);
+    if (!stamps.ok()) return stamps.status();
+    return ReportLatency(step, *stamps, false);
+  }
+  auto result = step.session.oob->RecvLatResult();  // read_lat: the client measures
+  if (!result.ok()) return result.status();
+  step.observer.OnLatency(*result);
+  return Status::Ok();
+}
+
+Status ServerStep(const SizeStep& step) {
+  if (step.params.kind == Kind::kLatency) return ServerLatency(step);
+  if (step.params.verb == Verb::kSend) return ServerSendBandwidth(step);
+  XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
+  XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+  auto result = step.session.oob->RecvBwResult();
+  if (!result.ok()) return result.status();
+  step.observer.OnBandwidth(*result);
+  return Status::Ok();
+}
+
+Status ClientStep(const SizeStep& step) {
+  return step.params.kind == Kind::kLatency ? ClientLatency(step) : ClientBandwidth(step);
+}
+
+Status RunSizes(const BenchParams& params, Session& session, BenchObserver& observer, bool server) {
+  auto settings = ResolveSettings(params, params.cq_mod_given);
+  if (!settings.ok()) return settings.status();
+  DurationWindow window;
+  if (params.duration_s > 0) {
+    auto resolved = ResolveDurationWindow(params);
+    if (!resolved.ok()) return resolved.status();
+    window = *resolved;
+  }
+  for (const auto& notice : settings->notices) observer.OnNotice(notice);
+  RunInfo info;
+  info.transport = session.peer_info.transport;
+  info.qps = session.peer_info.streams;
+  info.tx_depth = settings->tx_depth;
+  info.cq_mod = settings->cq_mod;
+  info.post_list = params.post_list;
+  info.rx_depth = settings->rx_depth;
+  info.peak_disabled = settings->peak_disabled;
+  info.results_from_peer = server && ServerPrintsPeerResults(params);
+  observer.OnStart(info);
+
+  const BufferLayout layout = LayoutFor(params);
+  const auto sizes = params.Sizes();
+  for (uint32_t i = 0; i < sizes.size(); ++i) {
+    const SizeStep step{params, *settings, window, layout, session, observer, i, sizes[i]};
+    XFER_RETURN_IF_ERROR(server ? ServerStep(step) : ClientStep(step));
+  }
+  if (server) {
+    XFER_RETURN_IF_ERROR(session.oob->RecvDone());
+    return session.oob->SendDone();
+  }
+  XFER_RETURN_IF_ERROR(session.oob->SendDone());
+  return session.oob->RecvDone();
+}
+
+// Runs the sizes and, if they fail, tells the peer why before returning.
+Status RunAndReport(const BenchParams& params, Session& session, BenchObserver& observer,
+                    bool server) {
+  Status status = RunSizes(params, session, observer, server);
+  if (!status.ok() && status.code() != StatusCode::kConnectionLost) {
+    session.oob->SendAbort(status.ToString());
+  }
+  return status;
+}
+
+}  // namespace
+
+Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer) {
+  observer.OnWaitingForClient();
+  auto session = OpenServerSession(params, listener);
+  if (!session.ok()) return session.status();
+  return RunAndReport(params, *session, observer, true);
+}
+
+Status RunBench(const BenchParams& params, BenchObserver& observer) {
+  switch (params.role) {
+    case Role::kLoopback:
+      return RunLoopback(params, observer);
+    case Role::kServer: {
+      auto listener = Listener::Bind({"0.0.0.0", params.port}, 1);
+      if (!listener.ok()) return listener.status().WithContext("out-of-band port (-p)");
+      return RunServer(params, *listener, observer);
+    }
+    case Role::kClient: {
+      auto session = OpenClientSession(params);
+      if (!session.ok()) return session.status();
+      return RunAndReport(params, *session, observer, false);
+    }
+  }
+  return Internal("unknown role");
+}
+
+}  // namespace xfer::bench

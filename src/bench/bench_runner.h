@@ -1,0 +1,25 @@
+// Runs one benchmark end to end in the role BenchParams names: sets up the
+// session, applies perftest's default-coupling rules, walks the sizes and
+// reports every row to the observer. The library entry point of `xfer`.
+#ifndef XFER_BENCH_BENCH_RUNNER_H_
+#define XFER_BENCH_BENCH_RUNNER_H_
+
+#include "bench/bench_params.h"
+#include "bench/observer.h"
+#include "common/socket.h"
+#include "xfer/status.h"
+
+namespace xfer::bench {
+
+// Role kClient connects to params.server_host:params.port; role kServer binds
+// params.port on all interfaces and serves one client; kLoopback runs a
+// server in a child process and the client here (RunLoopback). Errors name
+// the step that failed; the peer is told with an Abort message.
+Status RunBench(const BenchParams& params, BenchObserver& observer);
+
+// The server role on an already bound out-of-band listener.
+Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer);
+
+}  // namespace xfer::bench
+
+#endif  // XFER_BENCH_BENCH_RUNNER_H_

@@ -1,0 +1,126 @@
+#include "bench/bench_session.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace xfer::bench {
+namespace {
+
+uint64_t MaxSize(const BenchParams& params) {
+  auto sizes = params.Sizes();
+  return *std::max_element(sizes.begin(), sizes.end());
+}
+
+Result<std::unique_ptr<Engine>> MakeEngine(const BenchParams& params, std::string listen_address,
+                                           const char* name) {
+  EngineOptions options;
+  options.name = name;
+  options.listen_address = std::move(listen_address);
+  if (!params.transport.empty()) options.transports = {params.transport};
+  options.connect_timeout = params.timeout;
+  options.io_timeout = params.timeout;
+  return Engine::Create(options);
+}
+
+Status AllocateBuffer(const BenchParams& params, Session& session) {
+  MemoryOptions options;
+  options.access = Access::kRemoteReadWrite;
+  options.kind = params.use_hugepages ? MemoryKind::kHugepage : MemoryKind::kHost;
+  auto region = session.engine->AllocateMemory(LayoutFor(params).total_bytes(), options);
+  if (!region.ok()) return region.status().WithContext("allocating the test buffer");
+  session.buffer = *region;
+  return Status::Ok();
+}
+
+Status CheckPeerBuffer(const BenchParams& params, uint64_t length) {
+  const uint64_t needed = LayoutFor(params).total_bytes();
+  if (length < needed) {
+    return ProtocolError(fmt::format("peer's buffer is {} bytes; this run needs {}", length, needed));
+  }
+  return Status::Ok();
+}
+
+uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+}  // namespace
+
+BufferLayout LayoutFor(const BenchParams& params) {
+  // Latency tests need two slots on each side: the peer writes into slot 0
+  // while this side sends from slot 1 (perftest's receive and send halves).
+  const uint32_t slots = params.kind == Kind::kLatency ? 2 : params.qps;
+  return BufferLayout(MaxSize(params), slots);
+}
+
+Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_listener) {
+  Session session;
+  auto engine = MakeEngine(params, FormatHostPort({oob_listener.local_address().host, 0}), "xfer-server");
+  if (!engine.ok()) return engine.status();
+  session.engine = std::move(engine.value());
+  XFER_RETURN_IF_ERROR(AllocateBuffer(params, session));
+
+  auto socket = oob_listener.Accept(Deadline::After(params.accept_timeout));
+  if (!socket.ok()) return socket.status().WithContext("waiting for a client");
+  oob_listener.Close();  // like perftest: one server process serves one client
+  session.oob = std::make_unique<OobChannel>(std::move(socket.value()), params.timeout);
+
+  auto client = session.oob->RecvSetup();
+  if (!client.ok()) return client.status();
+  const RunSetup ours = MakeRunSetup(params, AddressOf(session.buffer.address), session.buffer.length);
+  SetupReply reply;
+  reply.refusal = CompareSetups(ours, *client);
+  reply.accepted = reply.refusal.empty();
+  auto port = ParseHostPort(session.engine->listen_address());
+  reply.engine_port = port.ok() ? port->port : 0;
+  reply.buffer_address = ours.buffer_address;
+  reply.buffer_length = ours.buffer_length;
+  XFER_RETURN_IF_ERROR(session.oob->SendSetupReply(reply));
+  if (!reply.accepted) return InvalidArgument("client asked for another run: " + reply.refusal);
+  XFER_RETURN_IF_ERROR(CheckPeerBuffer(params, client->buffer_length));
+  session.remote_buffer = client->buffer_address;
+  session.remote_length = client->buffer_length;
+
+  auto peer = session.engine->WaitForPeer(params.timeout);
+  if (!peer.ok()) return peer.status().WithContext("waiting for the client's engine");
+  session.peer = *peer;
+  auto info = session.engine->GetPeerInfo(session.peer);
+  if (!info.ok()) return info.status();
+  session.peer_info = *info;
+  return session;
+}
+
+Result<Session> OpenClientSession(const BenchParams& params) {
+  Session session;
+  auto engine = MakeEngine(params, "", "xfer-client");
+  if (!engine.ok()) return engine.status();
+  session.engine = std::move(engine.value());
+  XFER_RETURN_IF_ERROR(AllocateBuffer(params, session));
+
+  auto socket = ConnectTcp({params.server_host, params.port}, Deadline::After(params.timeout));
+  if (!socket.ok()) {
+    return socket.status().WithContext(
+        fmt::format("connecting to the xfer server at {}:{}", params.server_host, params.port));
+  }
+  session.oob = std::make_unique<OobChannel>(std::move(socket.value()), params.timeout);
+  XFER_RETURN_IF_ERROR(session.oob->SendSetup(
+      MakeRunSetup(params, AddressOf(session.buffer.address), session.buffer.length)));
+  auto reply = session.oob->RecvSetupReply();
+  if (!reply.ok()) return reply.status();
+  if (!reply->accepted) return InvalidArgument("server refused the run: " + reply->refusal);
+  XFER_RETURN_IF_ERROR(CheckPeerBuffer(params, reply->buffer_length));
+  session.remote_buffer = reply->buffer_address;
+  session.remote_length = reply->buffer_length;
+
+  ConnectOptions options;
+  options.transport = params.transport;
+  options.streams = params.qps;
+  auto peer = session.engine->Connect(FormatHostPort({params.server_host, reply->engine_port}), options);
+  if (!peer.ok()) return peer.status().WithContext("connecting the engine");
+  session.peer = *peer;
+  auto info = session.engine->GetPeerInfo(session.peer);
+  if (!info.ok()) return info.status();
+  session.peer_info = *info;
+  return session;
+}
+
+}  // namespace xfer::bench

@@ -1,0 +1,205 @@
+#include "bench/bw_runner.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench/request_ring.h"
+#include "bench/statistics.h"
+#include "common/clock.h"
+
+namespace xfer::bench {
+namespace {
+
+// Per-stream counters, in messages (perftest's scnt / ccnt per QP).
+struct StreamState {
+  explicit StreamState(uint32_t slots) : ring(slots) {}
+  RequestRing ring;
+  uint64_t posted = 0;   // messages posted
+  uint64_t done = 0;     // messages whose request finished, in order
+  uint64_t reaped = 0;   // messages reaped in cq_mod units (perftest's ccnt)
+};
+
+// Which part of a duration-mode run the clock is in (perftest's catch_alarm
+// states, driven by clock checks in the loop instead of a signal handler).
+enum class Phase { kWarmup, kSample, kCooldown, kDrain };
+
+class BandwidthLoop {
+ public:
+  BandwidthLoop(Session& session, const BufferLayout& layout, const BwRunConfig& config,
+                const PostFn& post)
+      : session_(session), layout_(layout), config_(config), post_(post) {
+    const uint32_t slots = (config.tx_depth + config.post_list - 1) / config.post_list;
+    for (uint32_t q = 0; q < config.streams; ++q) {
+      streams_.emplace_back(slots);
+    }
+    const uint64_t stamps = config.peak && !duration_mode() ? total() : 1;
+    posted_ns_.assign(stamps, 0);
+    completed_ns_.assign(stamps, 0);
+    batch_.resize(config.post_list);
+  }
+
+  Result<BwResult> Run();
+
+ private:
+  bool duration_mode() const { return config_.duration_s > 0; }
+  uint64_t total() const { return config_.iterations * config_.streams; }
+  bool may_post() const { return duration_mode() ? phase_ < Phase::kCooldown : true; }
+  Status PostOne(uint32_t q);
+  Status Reap(uint32_t q);
+  void AdvancePhase(uint64_t now);
+  bool Finished() const;
+  void Cancel();
+
+  Session& session_;
+  const BufferLayout& layout_;
+  const BwRunConfig& config_;
+  const PostFn& post_;
+  std::vector<StreamState> streams_;
+  std::vector<TransferEntry> batch_;
+  std::vector<uint64_t> posted_ns_;     // perftest's tposted
+  std::vector<uint64_t> completed_ns_;  // perftest's tcompleted
+  uint64_t total_posted_ = 0;           // totscnt
+  uint64_t total_reaped_ = 0;           // totccnt
+  Phase phase_ = Phase::kWarmup;
+  uint64_t start_ns_ = 0;
+  uint64_t sample_start_reaped_ = 0;
+  uint64_t sample_count_ = 0;
+};
+
+Status BandwidthLoop::PostOne(uint32_t q) {
+  StreamState& s = streams_[q];
+  // Every request carries exactly post_list messages: the CLI requires
+  // iterations to be a multiple of post_list, as perftest does.
+  const uint32_t count = config_.post_list;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t offset = BufferLayout::MessageOffset(config_.size, s.posted + i);
+    batch_[i].local = session_.local_slot(layout_, q) + offset;
+    batch_[i].remote = session_.remote_slot(layout_, q) + offset;
+    batch_[i].length = config_.size;
+  }
+  if (config_.peak && !duration_mode()) posted_ns_[total_posted_] = NowNs();
+  XFER_RETURN_IF_ERROR(post_(std::span(batch_.data(), count), s.ring.next_to_post(), q));
+  s.ring.MarkPosted();
+  s.posted += count;
+  total_posted_ += count;
+  return Status::Ok();
+}
+
+Status BandwidthLoop::Reap(uint32_t q) {
+  StreamState& s = streams_[q];
+  while (!s.ring.empty() && s.ring.oldest().done()) {
+    XFER_RETURN_IF_ERROR(s.ring.oldest().Test());
+    s.ring.MarkReaped();
+    s.done += config_.post_list;
+  }
+  const bool last = !duration_mode() && s.done == config_.iterations;
+  while (s.done - s.reaped >= config_.cq_mod || (last && s.reaped < s.done)) {
+    const uint64_t step = std::min<uint64_t>(config_.cq_mod, s.done - s.reaped);
+    s.reaped += step;
+    total_reaped_ += step;
+    if (config_.peak && !duration_mode()) completed_ns_[total_reaped_ - 1] = NowNs();
+  }
+  return Status::Ok();
+}
+
+void BandwidthLoop::AdvancePhase(uint64_t now) {
+  const auto margin = static_cast<uint64_t>(config_.margin_s * 1e9);
+  const auto sample = static_cast<uint64_t>((config_.duration_s - 2 * config_.margin_s) * 1e9);
+  if (phase_ == Phase::kWarmup && now - start_ns_ >= margin) {
+    phase_ = Phase::kSample;
+    posted_ns_[0] = now;
+    sample_start_reaped_ = total_reaped_;
+  } else if (phase_ == Phase::kSample && now - start_ns_ >= margin + sample) {
+    phase_ = Phase::kCooldown;
+    completed_ns_[0] = now;
+    sample_count_ = total_reaped_ - sample_start_reaped_;
+  } else if (phase_ == Phase::kCooldown && now - start_ns_ >= 2 * margin + sample) {
+    phase_ = Phase::kDrain;
+  }
+}
+
+bool BandwidthLoop::Finished() const {
+  for (const auto& s : streams_) {
+    if (!s.ring.empty()) return false;
+    if (!duration_mode() && s.posted < config_.iterations) return false;
+  }
+  return duration_mode() ? phase_ == Phase::kDrain : true;
+}
+
+void BandwidthLoop::Cancel() {
+  // Disconnecting fails every in-flight request at once; wait for each so
+  // that none still references this loop's rings when they are destroyed.
+  (void)session_.engine->Disconnect(session_.peer);
+  for (auto& s : streams_) {
+    while (!s.ring.empty()) {
+      (void)s.ring.oldest().Wait(config_.timeout);
+      s.ring.MarkReaped();
+    }
+  }
+}
+
+Result<BwResult> BandwidthLoop::Run() {
+  start_ns_ = NowNs();
+  if (!duration_mode()) posted_ns_[0] = start_ns_;
+  uint64_t last_progress = start_ns_;
+  uint64_t spins = 0;
+  const auto timeout_ns = static_cast<uint64_t>(config_.timeout.count()) * 1'000'000;
+  while (!Finished()) {
+    const uint64_t before = total_reaped_ + total_posted_;
+    for (uint32_t q = 0; q < config_.streams; ++q) {
+      StreamState& s = streams_[q];
+      while (may_post() && !s.ring.full() && (duration_mode() || s.posted < config_.iterations) &&
+             s.posted + config_.post_list <= config_.tx_depth + s.reaped) {
+        if (Status st = PostOne(q); !st.ok()) return Cancel(), st;
+      }
+      if (Status st = Reap(q); !st.ok()) return Cancel(), st;
+    }
+    if (total_reaped_ + total_posted_ != before || (++spins & 1023) == 0) {
+      const uint64_t now = NowNs();
+      if (total_reaped_ + total_posted_ != before) last_progress = now;
+      if (duration_mode()) AdvancePhase(now);
+      if (now - last_progress > timeout_ns) {
+        Cancel();
+        return Timeout(fmt::format("no completion for {} ms at size {}; is the peer alive?",
+                                   config_.timeout.count(), config_.size));
+      }
+    }
+  }
+  if (!config_.peak && !duration_mode()) completed_ns_[0] = NowNs();
+  BwSamples samples;
+  samples.size = config_.size;
+  samples.iterations = duration_mode() ? sample_count_ : total();
+  samples.cq_mod = config_.cq_mod;
+  samples.post_list = config_.post_list;
+  samples.peak = config_.peak && !duration_mode();
+  samples.posted_ns = posted_ns_;
+  samples.completed_ns = completed_ns_;
+  return ComputeBandwidth(samples);
+}
+
+}  // namespace
+
+Result<BwResult> RunBandwidthLoop(Session& session, const BufferLayout& layout,
+                                  const BwRunConfig& config, const PostFn& post) {
+  BandwidthLoop loop(session, layout, config, post);
+  return loop.Run();
+}
+
+PostFn OneSidedPost(Session& session, OpCode op) {
+  return [&session, op](std::span<const TransferEntry> batch, TransferRequest& request,
+                        uint32_t stream) {
+    return session.engine->Submit(session.peer, op, batch, request, stream);
+  };
+}
+
+PostFn SendPost(Session& session) {
+  return [&session](std::span<const TransferEntry> batch, TransferRequest& request,
+                    uint32_t stream) {
+    if (batch.size() != 1) return InvalidArgument("send tests post one message per request (-l 1)");
+    return session.engine->PostSend(session.peer, batch[0].local, batch[0].length, request, stream);
+  };
+}
+
+}  // namespace xfer::bench

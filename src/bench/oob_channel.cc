@@ -1,0 +1,292 @@
+#include "bench/oob_channel.h"
+
+#include <poll.h>
+
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "common/wire.h"
+
+namespace xfer::bench {
+namespace {
+
+constexpr uint32_t kOobMagic = 0x424F4658;  // "XFOB"
+constexpr size_t kMaxOobMessage = 4096;
+
+enum MessageType : uint8_t {
+  kSetup = 1,
+  kSetupReply,
+  kBarrier,
+  kBwResult,
+  kLatResult,
+  kLatDurationResult,
+  kDone,
+  kAbort,
+};
+
+WireWriter Begin(MessageType type) {
+  WireWriter w;
+  w.U32(kOobMagic);
+  w.U8(type);
+  return w;
+}
+
+void PutDouble(WireWriter& w, double v) { w.U64(std::bit_cast<uint64_t>(v)); }
+
+Status GetDouble(WireReader& r, double& v) {
+  uint64_t bits = 0;
+  XFER_RETURN_IF_ERROR(r.U64(bits));
+  v = std::bit_cast<double>(bits);
+  return Status::Ok();
+}
+
+const char* VerbName(Verb v) {
+  switch (v) {
+    case Verb::kWrite: return "write";
+    case Verb::kRead: return "read";
+    case Verb::kSend: return "send";
+  }
+  return "?";
+}
+
+}  // namespace
+
+RunSetup MakeRunSetup(const BenchParams& params, uint64_t buffer_address, uint64_t buffer_length) {
+  RunSetup s;
+  s.verb = params.verb;
+  s.kind = params.kind;
+  s.all_sizes = params.all_sizes;
+  s.size = params.all_sizes ? 0 : params.size;
+  s.iterations = params.duration_s > 0 ? 0 : params.iterations;
+  s.duration_ms = static_cast<uint64_t>(params.duration_s * 1000.0);
+  s.qps = params.qps;
+  s.post_list = params.post_list;
+  s.buffer_address = buffer_address;
+  s.buffer_length = buffer_length;
+  return s;
+}
+
+std::string CompareSetups(const RunSetup& server, const RunSetup& client) {
+  auto differ = [](const char* flag, auto a, auto b) {
+    return fmt::format("{}: server {}, client {} (perftest-style tests need the same flags on "
+                       "both sides)", flag, a, b);
+  };
+  if (server.verb != client.verb || server.kind != client.kind) {
+    return fmt::format("test: server runs {}_{}, client runs {}_{}", VerbName(server.verb),
+                       server.kind == Kind::kBandwidth ? "bw" : "lat", VerbName(client.verb),
+                       client.kind == Kind::kBandwidth ? "bw" : "lat");
+  }
+  if (server.all_sizes != client.all_sizes) return differ("-a/--all", server.all_sizes, client.all_sizes);
+  if (server.size != client.size) return differ("-s/--size", server.size, client.size);
+  if (server.duration_ms != client.duration_ms) {
+    return differ("-D/--duration [ms]", server.duration_ms, client.duration_ms);
+  }
+  if (server.iterations != client.iterations) return differ("-n/--iters", server.iterations, client.iterations);
+  if (server.qps != client.qps) return differ("-q/--qp", server.qps, client.qps);
+  if (server.post_list != client.post_list) return differ("-l/--post_list", server.post_list, client.post_list);
+  return "";
+}
+
+Status OobChannel::Send(const std::vector<uint8_t>& body) {
+  return socket_.SendMessage(body, Deadline::After(timeout_));
+}
+
+Result<std::vector<uint8_t>> OobChannel::Recv(uint8_t expected_type) {
+  auto body = socket_.RecvMessage(kMaxOobMessage, Deadline::After(timeout_));
+  if (!body.ok()) return body.status().WithContext("out-of-band channel");
+  WireReader r(*body);
+  uint32_t magic = 0;
+  uint8_t type = 0;
+  if (!r.U32(magic).ok() || magic != kOobMagic || !r.U8(type).ok()) {
+    return ProtocolError("out-of-band peer is not an xfer bench (bad magic)");
+  }
+  if (type == kAbort) {
+    std::string reason;
+    (void)r.String(reason, 1024);
+    return ConnectionLost("peer failed: " + reason);
+  }
+  if (type != expected_type) {
+    return ProtocolError(fmt::format("out-of-band: expected message {}, got {}", expected_type, type));
+  }
+  return std::vector<uint8_t>(body->begin() + 5, body->end());
+}
+
+Status OobChannel::SendSetup(const RunSetup& s) {
+  WireWriter w = Begin(kSetup);
+  w.U8(static_cast<uint8_t>(s.verb));
+  w.U8(static_cast<uint8_t>(s.kind));
+  w.U8(s.all_sizes ? 1 : 0);
+  w.U64(s.size);
+  w.U64(s.iterations);
+  w.U64(s.duration_ms);
+  w.U32(s.qps);
+  w.U32(s.post_list);
+  w.U64(s.buffer_address);
+  w.U64(s.buffer_length);
+  return Send(w.bytes());
+}
+
+Result<RunSetup> OobChannel::RecvSetup() {
+  auto body = Recv(kSetup);
+  if (!body.ok()) return body.status();
+  WireReader r(*body);
+  RunSetup s;
+  uint8_t verb = 0, kind = 0, all = 0;
+  XFER_RETURN_IF_ERROR(r.U8(verb));
+  XFER_RETURN_IF_ERROR(r.U8(kind));
+  XFER_RETURN_IF_ERROR(r.U8(all));
+  if (verb > static_cast<uint8_t>(Verb::kSend) || kind > static_cast<uint8_t>(Kind::kLatency) || all > 1) {
+    return ProtocolError("out-of-band setup names an unknown test");
+  }
+  s.verb = static_cast<Verb>(verb);
+  s.kind = static_cast<Kind>(kind);
+  s.all_sizes = all == 1;
+  XFER_RETURN_IF_ERROR(r.U64(s.size));
+  XFER_RETURN_IF_ERROR(r.U64(s.iterations));
+  XFER_RETURN_IF_ERROR(r.U64(s.duration_ms));
+  XFER_RETURN_IF_ERROR(r.U32(s.qps));
+  XFER_RETURN_IF_ERROR(r.U32(s.post_list));
+  XFER_RETURN_IF_ERROR(r.U64(s.buffer_address));
+  XFER_RETURN_IF_ERROR(r.U64(s.buffer_length));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return s;
+}
+
+Status OobChannel::SendSetupReply(const SetupReply& reply) {
+  WireWriter w = Begin(kSetupReply);
+  w.U8(reply.accepted ? 1 : 0);
+  w.String(reply.refusal.substr(0, 1024));
+  w.U16(reply.engine_port);
+  w.U64(reply.buffer_address);
+  w.U64(reply.buffer_length);
+  return Send(w.bytes());
+}
+
+Result<SetupReply> OobChannel::RecvSetupReply() {
+  auto body = Recv(kSetupReply);
+  if (!body.ok()) return body.status();
+  WireReader r(*body);
+  SetupReply reply;
+  uint8_t accepted = 0;
+  XFER_RETURN_IF_ERROR(r.U8(accepted));
+  reply.accepted = accepted == 1;
+  XFER_RETURN_IF_ERROR(r.String(reply.refusal, 1024));
+  XFER_RETURN_IF_ERROR(r.U16(reply.engine_port));
+  XFER_RETURN_IF_ERROR(r.U64(reply.buffer_address));
+  XFER_RETURN_IF_ERROR(r.U64(reply.buffer_length));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return reply;
+}
+
+Status OobChannel::SendBarrier(uint32_t index) {
+  WireWriter w = Begin(kBarrier);
+  w.U32(index);
+  return Send(w.bytes());
+}
+
+Status OobChannel::RecvBarrier(uint32_t index) {
+  auto body = Recv(kBarrier);
+  if (!body.ok()) return body.status();
+  WireReader r(*body);
+  uint32_t got = 0;
+  XFER_RETURN_IF_ERROR(r.U32(got));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  if (got != index) {
+    return ProtocolError(fmt::format("out-of-band: peer is at size #{}, this side at #{}", got, index));
+  }
+  return Status::Ok();
+}
+
+Status OobChannel::SendBwResult(const BwResult& result) {
+  WireWriter w = Begin(kBwResult);
+  w.U64(result.size);
+  w.U64(result.iterations);
+  PutDouble(w, result.peak_bytes_per_s);
+  PutDouble(w, result.avg_bytes_per_s);
+  PutDouble(w, result.msg_rate_mpps);
+  return Send(w.bytes());
+}
+
+Result<BwResult> OobChannel::RecvBwResult() {
+  auto body = Recv(kBwResult);
+  if (!body.ok()) return body.status();
+  WireReader r(*body);
+  BwResult result;
+  XFER_RETURN_IF_ERROR(r.U64(result.size));
+  XFER_RETURN_IF_ERROR(r.U64(result.iterations));
+  XFER_RETURN_IF_ERROR(GetDouble(r, result.peak_bytes_per_s));
+  XFER_RETURN_IF_ERROR(GetDouble(r, result.avg_bytes_per_s));
+  XFER_RETURN_IF_ERROR(GetDouble(r, result.msg_rate_mpps));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return result;
+}
+
+Status OobChannel::SendLatResult(const LatResult& result) {
+  WireWriter w = Begin(kLatResult);
+  w.U64(result.size);
+  w.U64(result.iterations);
+  for (double v : {result.t_min_us, result.t_max_us, result.t_typical_us, result.t_avg_us,
+                   result.t_stdev_us, result.p99_us, result.p999_us}) {
+    PutDouble(w, v);
+  }
+  return Send(w.bytes());
+}
+
+Result<LatResult> OobChannel::RecvLatResult() {
+  auto body = Recv(kLatResult);
+  if (!body.ok()) return body.status();
+  WireReader r(*body);
+  LatResult result;
+  XFER_RETURN_IF_ERROR(r.U64(result.size));
+  XFER_RETURN_IF_ERROR(r.U64(result.iterations));
+  for (double* v : {&result.t_min_us, &result.t_max_us, &result.t_typical_us, &result.t_avg_us,
+                    &result.t_stdev_us, &result.p99_us, &result.p999_us}) {
+    XFER_RETURN_IF_ERROR(GetDouble(r, *v));
+  }
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return result;
+}
+
+Status OobChannel::SendLatDurationResult(const LatDurationResult& result) {
+  WireWriter w = Begin(kLatDurationResult);
+  w.U64(result.size);
+  w.U64(result.iterations);
+  PutDouble(w, result.t_avg_us);
+  PutDouble(w, result.tps);
+  return Send(w.bytes());
+}
+
+Result<LatDurationResult> OobChannel::RecvLatDurationResult() {
+  auto body = Recv(kLatDurationResult);
+  if (!body.ok()) return body.status();
+  WireReader r(*body);
+  LatDurationResult result;
+  XFER_RETURN_IF_ERROR(r.U64(result.size));
+  XFER_RETURN_IF_ERROR(r.U64(result.iterations));
+  XFER_RETURN_IF_ERROR(GetDouble(r, result.t_avg_us));
+  XFER_RETURN_IF_ERROR(GetDouble(r, result.tps));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return result;
+}
+
+Status OobChannel::SendDone() { return Send(Begin(kDone).bytes()); }
+
+Status OobChannel::RecvDone() {
+  auto body = Recv(kDone);
+  if (!body.ok()) return body.status();
+  return body->empty() ? Status::Ok() : ProtocolError("out-of-band: malformed Done");
+}
+
+void OobChannel::SendAbort(const std::string& reason) {
+  WireWriter w = Begin(kAbort);
+  w.String(reason.substr(0, 1024));
+  (void)socket_.SendMessage(w.bytes(), Deadline::After(std::chrono::milliseconds(500)));
+}
+
+bool OobChannel::Readable() {
+  pollfd pfd{socket_.fd(), POLLIN, 0};
+  return ::poll(&pfd, 1, 0) > 0;
+}
+
+}  // namespace xfer::bench

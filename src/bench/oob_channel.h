@@ -1,0 +1,101 @@
+// The bench's out-of-band channel (perftest's "Data ex. method : Ethernet"):
+// one TCP connection on -p between the two xfer processes that agrees on the
+// run, hands over the engine address and buffers, keeps the two sides in
+// step between sizes and carries the client's results to the server.
+//
+// Sequence (client writes first, like perftest):
+//   client: Setup            server: SetupReply (refusal names the mismatch)
+//   per size:  client Barrier(i) -> server Barrier(i)   [server ready]
+//              ...traffic on the engine...
+//              client Result(i) -> server              [write/read BW, read_lat]
+//   client: Done             server: Done
+// Either side may send Abort(reason) instead of its next message; the other
+// then fails with that reason instead of waiting out the timeout.
+#ifndef XFER_BENCH_OOB_CHANNEL_H_
+#define XFER_BENCH_OOB_CHANNEL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "bench/bench_params.h"
+#include "bench/results.h"
+#include "common/socket.h"
+#include "xfer/status.h"
+
+namespace xfer::bench {
+
+// The parameters both sides must agree on, and where the sender's buffer is.
+struct RunSetup {
+  Verb verb = Verb::kWrite;
+  Kind kind = Kind::kBandwidth;
+  bool all_sizes = false;
+  uint64_t size = 0;
+  uint64_t iterations = 0;
+  uint64_t duration_ms = 0;
+  uint32_t qps = 1;
+  uint32_t post_list = 1;
+  uint64_t buffer_address = 0;
+  uint64_t buffer_length = 0;
+};
+
+struct SetupReply {
+  bool accepted = false;
+  std::string refusal;  // why not, naming the flag
+  uint16_t engine_port = 0;
+  uint64_t buffer_address = 0;
+  uint64_t buffer_length = 0;
+};
+
+RunSetup MakeRunSetup(const BenchParams& params, uint64_t buffer_address, uint64_t buffer_length);
+
+// "" when the two setups describe the same run; otherwise a message naming
+// the first flag that differs ("-s/--size: server 65536, client 1024").
+std::string CompareSetups(const RunSetup& server, const RunSetup& client);
+
+// Not thread-safe: one thread drives a channel. Every receive waits at most
+// the timeout given at construction.
+class OobChannel {
+ public:
+  OobChannel(Socket socket, std::chrono::milliseconds timeout)
+      : socket_(std::move(socket)), timeout_(timeout) {}
+
+  Status SendSetup(const RunSetup& setup);
+  Result<RunSetup> RecvSetup();
+  Status SendSetupReply(const SetupReply& reply);
+  Result<SetupReply> RecvSetupReply();
+
+  Status SendBarrier(uint32_t index);
+  // Errors: kProtocolError when the peer is at another index.
+  Status RecvBarrier(uint32_t index);
+
+  Status SendBwResult(const BwResult& result);
+  Result<BwResult> RecvBwResult();
+  Status SendLatResult(const LatResult& result);
+  Result<LatResult> RecvLatResult();
+  Status SendLatDurationResult(const LatDurationResult& result);
+  Result<LatDurationResult> RecvLatDurationResult();
+
+  Status SendDone();
+  Status RecvDone();
+
+  // Tells the peer this side failed; best effort.
+  void SendAbort(const std::string& reason);
+
+  // True when a message is waiting (non-blocking), e.g. the client's Done
+  // that ends a duration-mode ping-pong on the server.
+  bool Readable();
+
+  std::string PeerHost() const { return socket_.PeerHost(); }
+
+ private:
+  Status Send(const std::vector<uint8_t>& body);
+  Result<std::vector<uint8_t>> Recv(uint8_t expected_type);
+
+  Socket socket_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace xfer::bench
+
+#endif  // XFER_BENCH_OOB_CHANNEL_H_
