@@ -1,0 +1,251 @@
+// The engine across two real processes, for every transport: data lands
+// byte for byte, bad ranges are refused with memory untouched, and a dead or
+// hostile peer is reported within the timeout.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "common/socket.h"
+#include "core/two_process.h"
+#include "xfer/engine.h"
+
+namespace xfer {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ChildCommand;
+using testing::Fnv1a;
+using testing::TargetProcess;
+
+constexpr size_t kRegion = 1 << 20;
+
+std::unique_ptr<Engine> MakeInitiator(const std::string& transport) {
+  EngineOptions options;
+  options.name = "initiator";
+  options.listen_address = "";
+  options.transports = {transport};
+  options.connect_timeout = 3000ms;
+  options.io_timeout = 2000ms;
+  auto engine = Engine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  return std::move(engine.value());
+}
+
+class EngineTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void Connect(TargetProcess& target) {
+    engine_ = MakeInitiator(GetParam());
+    auto local = engine_->AllocateMemory(kRegion, {});
+    ASSERT_TRUE(local.ok());
+    local_ = *local;
+    ConnectOptions options;
+    options.transport = GetParam();
+    options.streams = 2;
+    auto peer = engine_->Connect(target.address(), options);
+    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+    peer_ = *peer;
+  }
+  uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
+
+  std::unique_ptr<Engine> engine_;
+  MemoryRegion local_;
+  PeerId peer_ = 0;
+};
+
+TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
+  TargetProcess target({"shm", "tcp"}, kRegion, Access::kRemoteReadWrite, 0);
+  Connect(target);
+  auto info = engine_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->transport, GetParam());
+  EXPECT_EQ(info->name, "target");
+  ASSERT_EQ(info->regions.size(), 1u);
+  EXPECT_EQ(info->regions[0].address, target.region().address);
+  EXPECT_EQ(info->regions[0].length, kRegion);
+}
+
+TEST_P(EngineTest, WriteBatchLandsByteForByteAndReadsBack) {
+  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0);
+  Connect(target);
+  for (size_t i = 0; i < kRegion; ++i) local()[i] = static_cast<uint8_t>(i * 7 + 3);
+  const uint64_t remote = target.region().address;
+  // Three pieces out of order, covering the region exactly.
+  const TransferEntry batch[] = {{local() + 4096, remote + 4096, kRegion - 4096 - 100},
+                                 {local(), remote, 4096},
+                                 {local() + kRegion - 100, remote + kRegion - 100, 100}};
+  ASSERT_TRUE(engine_->Transfer(peer_, OpCode::kWrite, batch, 5s).ok());
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(local(), kRegion));
+
+  std::vector<uint8_t> expected(local(), local() + kRegion);
+  std::memset(local(), 0, kRegion);
+  ASSERT_TRUE(engine_->Transfer(peer_, OpCode::kRead, batch, 5s).ok());
+  EXPECT_EQ(std::memcmp(local(), expected.data(), kRegion), 0);
+}
+
+TEST_P(EngineTest, AsyncRequestsOnSeveralStreamsComplete) {
+  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0);
+  Connect(target);
+  std::memset(local(), 0x5a, kRegion);
+  TransferRequest requests[8];
+  const size_t piece = kRegion / 8;
+  for (uint32_t i = 0; i < 8; ++i) {
+    const TransferEntry entry{local() + i * piece, target.region().address + i * piece, piece};
+    ASSERT_TRUE(engine_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), requests[i], i).ok());
+  }
+  for (auto& request : requests) {
+    ASSERT_TRUE(request.Wait(5s).ok());
+    EXPECT_EQ(request.bytes(), piece);
+  }
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(local(), kRegion));
+}
+
+TEST_P(EngineTest, OutOfRangeAndUnregisteredRemotesAreRefusedUntouched) {
+  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0x11);
+  Connect(target);
+  const uint64_t before = target.Ask(ChildCommand::kHash);
+  const uint64_t remote = target.region().address;
+  std::memset(local(), 0xee, kRegion);
+  const TransferEntry past_end{local(), remote + kRegion - 10, 20};
+  const TransferEntry before_start{local(), remote - 4096, 8};
+  const TransferEntry wraps{local(), UINT64_MAX - 4, 16};
+  for (const auto& bad : {past_end, before_start, wraps}) {
+    TransferRequest request;
+    Status status = engine_->Submit(peer_, OpCode::kWrite, std::span(&bad, 1), request);
+    EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
+  }
+  const TransferEntry unregistered_local{reinterpret_cast<void*>(0x1000), remote, 8};
+  EXPECT_EQ(engine_->Transfer(peer_, OpCode::kWrite, std::span(&unregistered_local, 1), 1s).code(),
+            StatusCode::kOutOfRange);
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), before);
+  // The connection still works afterwards.
+  const TransferEntry good{local(), remote, 64};
+  EXPECT_TRUE(engine_->Transfer(peer_, OpCode::kWrite, std::span(&good, 1), 5s).ok());
+}
+
+TEST_P(EngineTest, ReadOnlyRegionRefusesWrites) {
+  TargetProcess target({GetParam()}, kRegion, Access::kRemoteRead, 0x22);
+  Connect(target);
+  const uint64_t before = target.Ask(ChildCommand::kHash);
+  const TransferEntry entry{local(), target.region().address, 4096};
+  EXPECT_EQ(engine_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 1s).code(),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), before);
+  EXPECT_TRUE(engine_->Transfer(peer_, OpCode::kRead, std::span(&entry, 1), 5s).ok());
+  EXPECT_EQ(local()[0], 0x22);
+}
+
+TEST_P(EngineTest, SendLandsInThePeersPostedReceive) {
+  TargetProcess target({GetParam()}, 4096, Access::kRemoteReadWrite, 0);
+  Connect(target);
+  for (size_t i = 0; i < 4096; ++i) local()[i] = static_cast<uint8_t>(i ^ 0x3c);
+  std::thread receiver([&] { EXPECT_EQ(target.Ask(ChildCommand::kReceive), 1000u); });
+  TransferRequest send;
+  ASSERT_TRUE(engine_->PostSend(peer_, local(), 1000, send).ok());
+  EXPECT_TRUE(send.Wait(5s).ok());
+  receiver.join();
+  std::vector<uint8_t> expected(local(), local() + 1000);
+  expected.resize(4096, 0);
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(expected.data(), expected.size()));
+}
+
+TEST_P(EngineTest, PeerKilledMidTransferIsReportedWithinTheTimeout) {
+  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0);
+  Connect(target);
+  const TransferEntry entry{local(), target.region().address, kRegion};
+  ASSERT_TRUE(engine_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 5s).ok());
+  target.Kill();
+  const auto start = std::chrono::steady_clock::now();
+  Status status;
+  while (std::chrono::steady_clock::now() - start < 8s) {
+    status = engine_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 3s);
+    if (!status.ok()) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_FALSE(status.ok()) << "transfers to a killed peer kept succeeding";
+  EXPECT_TRUE(status.code() == StatusCode::kConnectionLost || status.code() == StatusCode::kTimeout ||
+              status.code() == StatusCode::kNotFound)
+      << status.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 8s);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, EngineTest, ::testing::Values("shm", "tcp"),
+                         [](const auto& param_info) { return param_info.param; });
+
+TEST(EngineSelectionTest, SameHostPeersPickShmUnlessForced) {
+  TargetProcess target({"shm", "tcp"}, 4096, Access::kRemoteReadWrite, 0);
+  auto engine = MakeInitiator("shm");
+  auto peer = engine->Connect(target.address(), {});
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  EXPECT_EQ(engine->GetPeerInfo(*peer)->transport, "shm");
+}
+
+TEST(EngineSelectionTest, NoCommonTransportIsRefusedWithReason) {
+  TargetProcess target({"tcp"}, 4096, Access::kRemoteReadWrite, 0);
+  auto engine = MakeInitiator("shm");
+  auto peer = engine->Connect(target.address(), {});
+  ASSERT_FALSE(peer.ok());
+  EXPECT_EQ(peer.status().code(), StatusCode::kNotSupported) << peer.status().ToString();
+}
+
+TEST(EngineHostileTest, ConnectToGarbageServerFailsWithProtocolError) {
+  auto listener = Listener::Bind({"127.0.0.1", 0});
+  ASSERT_TRUE(listener.ok());
+  std::thread server([&] {
+    auto socket = listener->Accept(Deadline::After(5s));
+    if (!socket.ok()) return;
+    const uint8_t garbage[] = {8, 0, 0, 0, 'n', 'o', 't', 'x', 'f', 'e', 'r', '!'};
+    (void)socket->SendAll(garbage, sizeof(garbage), Deadline::After(1s));
+    std::this_thread::sleep_for(500ms);
+  });
+  auto engine = MakeInitiator("tcp");
+  auto peer = engine->Connect(FormatHostPort(listener->local_address()), {});
+  server.join();
+  ASSERT_FALSE(peer.ok());
+  EXPECT_EQ(peer.status().code(), StatusCode::kProtocolError) << peer.status().ToString();
+}
+
+TEST(EngineHostileTest, OversizedHandshakeIsRejectedAndReported) {
+  EngineOptions options;
+  options.connect_timeout = 1000ms;
+  auto engine = Engine::Create(options);
+  ASSERT_TRUE(engine.ok());
+  auto where = ParseHostPort((*engine)->listen_address());
+  auto socket = ConnectTcp(*where, Deadline::After(2s));
+  ASSERT_TRUE(socket.ok());
+  const uint8_t huge[] = {0xff, 0xff, 0xff, 0x7f};  // a 2 GiB "message"
+  ASSERT_TRUE(socket->SendAll(huge, sizeof(huge), Deadline::After(1s)).ok());
+  auto peer = (*engine)->WaitForPeer(1500ms);
+  ASSERT_FALSE(peer.ok());
+  EXPECT_EQ(peer.status().code(), StatusCode::kTimeout);
+  EXPECT_NE(peer.status().message().find("rejected"), std::string::npos) << peer.status().ToString();
+}
+
+TEST(EngineHostileTest, ConnectToNothingTimesOut) {
+  auto listener = Listener::Bind({"127.0.0.1", 0});  // bound but never accepted... then closed
+  ASSERT_TRUE(listener.ok());
+  const std::string address = FormatHostPort(listener->local_address());
+  listener->Close();
+  auto engine = MakeInitiator("tcp");
+  const auto start = std::chrono::steady_clock::now();
+  auto peer = engine->Connect(address, {});
+  EXPECT_FALSE(peer.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST(EngineOptionsTest, RejectsBadOptions) {
+  EngineOptions unknown;
+  unknown.transports = {"carrier-pigeon"};
+  EXPECT_EQ(Engine::Create(unknown).status().code(), StatusCode::kInvalidArgument);
+  EngineOptions bad_address;
+  bad_address.listen_address = "localhost";
+  EXPECT_EQ(Engine::Create(bad_address).status().code(), StatusCode::kInvalidArgument);
+  EngineOptions zero_timeout;
+  zero_timeout.io_timeout = std::chrono::milliseconds(0);
+  EXPECT_EQ(Engine::Create(zero_timeout).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace xfer

@@ -1,0 +1,96 @@
+#include "core/handshake.h"
+
+#include <gtest/gtest.h>
+
+namespace xfer::core {
+namespace {
+
+Hello SampleHello() {
+  Hello hello;
+  hello.identity = {"client", 1234, {"boot-id", 42}};
+  hello.transports = {"shm", "tcp"};
+  hello.forced_transport = "tcp";
+  hello.streams = 4;
+  hello.regions = {{1, 0x1000, 4096, Access::kRemoteWrite}, {2, 0x10000, 8192, Access::kRemoteRead}};
+  return hello;
+}
+
+TEST(HandshakeTest, HelloRoundTrips) {
+  auto decoded = DecodeHello(EncodeHello(SampleHello()));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->identity.name, "client");
+  EXPECT_EQ(decoded->identity.pid, 1234);
+  EXPECT_EQ(decoded->identity.host.boot_id, "boot-id");
+  EXPECT_EQ(decoded->transports, (std::vector<std::string>{"shm", "tcp"}));
+  EXPECT_EQ(decoded->forced_transport, "tcp");
+  EXPECT_EQ(decoded->streams, 4u);
+  ASSERT_EQ(decoded->regions.size(), 2u);
+  EXPECT_EQ(decoded->regions[1].address, 0x10000u);
+  EXPECT_EQ(decoded->regions[1].access, Access::kRemoteRead);
+}
+
+TEST(HandshakeTest, ReplyRoundTripsRefusal) {
+  HelloReply reply;
+  reply.status = StatusCode::kNotSupported;
+  reply.message = "no common transport";
+  reply.transport = "";
+  reply.identity = {"server", 1, {"b", 1}};
+  auto decoded = DecodeHelloReply(EncodeHelloReply(reply));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->status, StatusCode::kNotSupported);
+  EXPECT_EQ(decoded->message, "no common transport");
+}
+
+TEST(HandshakeTest, EveryTruncationIsAProtocolError) {
+  const auto bytes = EncodeHello(SampleHello());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto decoded = DecodeHello(std::span(bytes.data(), n));
+    ASSERT_FALSE(decoded.ok()) << "accepted a " << n << "-byte prefix";
+    EXPECT_EQ(decoded.status().code(), StatusCode::kProtocolError);
+  }
+}
+
+TEST(HandshakeTest, RejectsTrailingBytesAndBadMagic) {
+  auto bytes = EncodeHello(SampleHello());
+  bytes.push_back(0);
+  EXPECT_EQ(DecodeHello(bytes).status().code(), StatusCode::kProtocolError);
+  bytes.pop_back();
+  bytes[0] ^= 0xff;
+  auto bad = DecodeHello(bytes);
+  EXPECT_EQ(bad.status().code(), StatusCode::kProtocolError);
+  EXPECT_NE(bad.status().message().find("magic"), std::string::npos);
+}
+
+TEST(HandshakeTest, RejectsHostileRegionTables) {
+  Hello overlap = SampleHello();
+  overlap.regions = {{1, 0x1000, 8192, Access::kRemoteWrite}, {2, 0x2000, 4096, Access::kRemoteWrite}};
+  EXPECT_EQ(DecodeHello(EncodeHello(overlap)).status().code(), StatusCode::kProtocolError);
+
+  Hello wrap = SampleHello();
+  wrap.regions = {{1, UINT64_MAX - 10, 100, Access::kRemoteWrite}};
+  EXPECT_EQ(DecodeHello(EncodeHello(wrap)).status().code(), StatusCode::kProtocolError);
+
+  Hello empty = SampleHello();
+  empty.regions = {{1, 0x1000, 0, Access::kRemoteWrite}};
+  EXPECT_EQ(DecodeHello(EncodeHello(empty)).status().code(), StatusCode::kProtocolError);
+
+  Hello bad_access = SampleHello();
+  bad_access.regions = {{1, 0x1000, 10, static_cast<Access>(0x80)}};
+  EXPECT_EQ(DecodeHello(EncodeHello(bad_access)).status().code(), StatusCode::kProtocolError);
+}
+
+TEST(HandshakeTest, RejectsAbsurdCounts) {
+  Hello zero = SampleHello();
+  zero.streams = 0;
+  EXPECT_EQ(DecodeHello(EncodeHello(zero)).status().code(), StatusCode::kProtocolError);
+
+  Hello many = SampleHello();
+  many.regions.clear();
+  for (uint64_t i = 0; i < kMaxRegions + 1; ++i) {
+    many.regions.push_back({i + 1, 0x1000 * (i + 1), 16, Access::kRemoteWrite});
+  }
+  EXPECT_EQ(DecodeHello(EncodeHello(many)).status().code(), StatusCode::kProtocolError);
+}
+
+}  // namespace
+}  // namespace xfer::core

@@ -1,0 +1,80 @@
+#include "core/memory_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace xfer::core {
+namespace {
+
+uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+TEST(MemoryRegistryTest, AllocatesZeroedMemfdBackedMemory) {
+  MemoryRegistry registry;
+  auto region = registry.Allocate(10000, {Access::kRemoteWrite, MemoryKind::kHost});
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  EXPECT_EQ(region->length, 10000u);
+  EXPECT_EQ(Addr(region->address) % 4096, 0u);
+  std::vector<uint8_t> zeros(10000, 0);
+  EXPECT_EQ(std::memcmp(region->address, zeros.data(), zeros.size()), 0);
+  auto views = registry.Snapshot();
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_GE(views[0].fd, 0);
+}
+
+TEST(MemoryRegistryTest, CheckEnforcesBoundsAndAccess) {
+  MemoryRegistry registry;
+  auto region = registry.Allocate(4096, {Access::kRemoteWrite, MemoryKind::kHost});
+  ASSERT_TRUE(region.ok());
+  const uint64_t base = Addr(region->address);
+  EXPECT_TRUE(registry.Check(base, 4096, Access::kRemoteWrite).ok());
+  EXPECT_TRUE(registry.Check(base + 4095, 1, Access::kNone).ok());
+  EXPECT_EQ(registry.Check(base + 4095, 2, Access::kNone).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(registry.Check(base - 1, 2, Access::kNone).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(registry.Check(base + 1, UINT64_MAX, Access::kNone).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(registry.Check(base, 16, Access::kRemoteRead).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(registry.Check(base, 0, Access::kNone).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(MemoryRegistryTest, RegisterRejectsOverlapAndDeregisterForgets) {
+  MemoryRegistry registry;
+  std::vector<uint8_t> buffer(8192);
+  auto first = registry.Register(buffer.data(), 4096, Access::kRemoteRead);
+  ASSERT_TRUE(first.ok());
+  auto overlap = registry.Register(buffer.data() + 4000, 1000, Access::kRemoteRead);
+  EXPECT_EQ(overlap.status().code(), StatusCode::kInvalidArgument);
+  auto second = registry.Register(buffer.data() + 4096, 4096, Access::kRemoteRead);
+  ASSERT_TRUE(second.ok());
+  EXPECT_NE(first->id, second->id);
+  EXPECT_EQ(registry.Snapshot()[0].fd, -1);
+
+  ASSERT_TRUE(registry.Deregister(*first).ok());
+  EXPECT_EQ(registry.Check(Addr(buffer.data()), 1, Access::kNone).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(registry.Deregister(*first).code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry.Describe().size(), 1u);
+}
+
+TEST(MemoryRegistryTest, RejectsZeroLengthAndNull) {
+  MemoryRegistry registry;
+  EXPECT_EQ(registry.Allocate(0, {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register(nullptr, 10, Access::kNone).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(MemoryRegistryTest, HugepagesFailWithAClearMessageWhenNoneAreReserved) {
+  MemoryRegistry registry;
+  auto region = registry.Allocate(4096, {Access::kRemoteWrite, MemoryKind::kHugepage});
+  if (region.ok()) {
+    // This host has free hugepages: the region is hugepage-backed and usable.
+    static_cast<uint8_t*>(region->address)[0] = 1;
+    EXPECT_EQ(region->kind, MemoryKind::kHugepage);
+    return;
+  }
+  EXPECT_EQ(region.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(region.status().message().find("hugepage"), std::string::npos)
+      << region.status().ToString();
+}
+
+}  // namespace
+}  // namespace xfer::core

@@ -1,0 +1,188 @@
+// `xfer` as a user runs it: real server and client processes over loopback,
+// every transport x test, single size and -a sweeps, bad input and dead peers.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/process.h"
+
+namespace xfer::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Table rows: lines that start with a space and a digit.
+std::vector<std::string> Rows(const std::string& out) {
+  std::vector<std::string> rows;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > 1 && line[0] == ' ' && std::isdigit(static_cast<unsigned char>(line[1]))) {
+      rows.push_back(line);
+    }
+  }
+  return rows;
+}
+
+uint64_t FirstColumn(const std::string& row) { return std::stoull(row); }
+
+bool IsBandwidth(const std::string& test) { return test.ends_with("_bw"); }
+
+using Case = std::tuple<std::string, std::string>;  // transport, test
+
+class CliTransportTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CliTransportTest, ServerAndClientInTwoProcessesAgreeOnOneRow) {
+  const auto& [transport, test] = GetParam();
+  const std::string port = std::to_string(FreePort());
+  const std::vector<std::string> common = {test, "--transport", transport, "-p", port,
+                                           "-n", "200", "--timeout", "10"};
+  Process server(common);
+  auto client_args = common;
+  client_args.push_back("127.0.0.1");
+  ProcessResult client = RunXfer(client_args, 60s);
+  ProcessResult served = server.Wait(20s);
+
+  ASSERT_EQ(client.exit_code, 0) << client.err;
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_NE(client.out.find("Transport       : " + transport), std::string::npos) << client.out;
+  EXPECT_NE(served.out.find("Waiting for client to connect"), std::string::npos);
+  const auto client_rows = Rows(client.out);
+  const auto server_rows = Rows(served.out);
+  ASSERT_EQ(client_rows.size(), 1u) << client.out;
+  ASSERT_EQ(server_rows.size(), 1u) << served.out;
+  EXPECT_EQ(FirstColumn(client_rows[0]), IsBandwidth(test) ? 65536u : 2u);
+  EXPECT_EQ(FirstColumn(server_rows[0]), FirstColumn(client_rows[0]));
+}
+
+TEST_P(CliTransportTest, LoopbackSweepPrintsEverySizeAndJson) {
+  const auto& [transport, test] = GetParam();
+  const std::string json = ::testing::TempDir() + "/sweep-" + transport + "-" + test + ".json";
+  ProcessResult run = RunXfer({test, "--loopback", "--transport", transport, "-a", "-n", "20",
+                               "--json", json, "--timeout", "10"},
+                              120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto rows = Rows(run.out);
+  ASSERT_EQ(rows.size(), 23u) << run.out;
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(FirstColumn(rows[i]), uint64_t{2} << i);
+
+  std::ifstream in(json);
+  ASSERT_TRUE(in.good()) << json;
+  auto document = nlohmann::json::parse(in);
+  ASSERT_TRUE(document.contains("results"));
+  ASSERT_EQ(document["results"].size(), 23u);
+  std::remove(json.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllTests, CliTransportTest,
+    ::testing::Combine(::testing::Values("shm", "tcp"),
+                       ::testing::Values("write_bw", "read_bw", "send_bw", "write_lat", "read_lat",
+                                         "send_lat")),
+    [](const auto& param_info) {
+      return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
+    });
+
+TEST(CliUsageTest, BadFlagsExitTwoNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"write_bw", "-a", "-D", "5"}, "-D"},
+      {{"write_bw", "-s", "abc"}, "-s"},
+      {{"write_bw", "--no-such-flag"}, "--no-such-flag"},
+      {{"write_lat", "-q", "2"}, "-q"},
+      {{"write_bw", "-n", "2"}, "-n"},
+      {{"write_bw", "--transport", "pigeon"}, "--transport"},
+      {{"warp_bw"}, "warp_bw"},
+      {{"write_bw", "-s", "10", "-s", "20"}, "-s"},
+  };
+  for (const auto& [args, flag] : cases) {
+    ProcessResult run = RunXfer(args, 10s);
+    EXPECT_EQ(run.exit_code, 2) << args[1];
+    EXPECT_NE(run.err.find(flag), std::string::npos) << run.err;
+    EXPECT_TRUE(Rows(run.out).empty());
+  }
+}
+
+TEST(CliUsageTest, VerbsOnlyFlagIsAcceptedWithANote) {
+  ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "-d", "mlx5_0",
+                               "-n", "50"}, 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("-d"), std::string::npos) << run.err;
+}
+
+TEST(CliFailureTest, MismatchedFlagsAreRefusedOnBothSides) {
+  const std::string port = std::to_string(FreePort());
+  Process server({"write_bw", "-p", port, "-s", "1024", "--timeout", "5"});
+  ProcessResult client = RunXfer({"write_bw", "-p", port, "-s", "4096", "--timeout", "5", "127.0.0.1"}, 20s);
+  ProcessResult served = server.Wait(20s);
+  EXPECT_EQ(client.exit_code, 1);
+  EXPECT_EQ(served.exit_code, 1);
+  EXPECT_NE(client.err.find("-s/--size"), std::string::npos) << client.err;
+  EXPECT_NE(served.err.find("-s/--size"), std::string::npos) << served.err;
+}
+
+TEST(CliFailureTest, ClientWithoutServerFailsWithinItsTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult run = RunXfer({"write_bw", "-p", std::to_string(FreePort()), "--timeout", "1",
+                               "127.0.0.1"}, 20s);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_FALSE(run.err.empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(CliFailureTest, ServerKilledMidRunIsReportedNotWaitedFor) {
+  const std::string port = std::to_string(FreePort());
+  const std::vector<std::string> args = {"write_bw", "--transport", "tcp", "-p", port, "-D", "8",
+                                         "--timeout", "2"};
+  Process server(args);
+  auto client_args = args;
+  client_args.push_back("127.0.0.1");
+  Process client(client_args);
+  std::this_thread::sleep_for(1500ms);
+  server.Kill();
+  const auto killed_at = std::chrono::steady_clock::now();
+  ProcessResult result = client.Wait(20s);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 12s);
+}
+
+TEST(CliFailureTest, GarbageOnTheOutOfBandPortIsRejected) {
+  const int port = FreePort();
+  Process server({"write_bw", "-p", std::to_string(port), "--timeout", "3"});
+  int fd = -1;
+  for (int attempt = 0; attempt < 200 && fd < 0; ++attempt) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      close(fd);
+      fd = -1;
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  ASSERT_GE(fd, 0);
+  const char garbage[] = "\x10\x00\x00\x00GET / HTTP/1.1\r\n\r\n";
+  ASSERT_GT(write(fd, garbage, sizeof(garbage) - 1), 0);
+  ProcessResult served = server.Wait(15s);
+  close(fd);
+  EXPECT_FALSE(served.timed_out);
+  EXPECT_EQ(served.exit_code, 1);
+  EXPECT_NE(served.err.find("protocol error"), std::string::npos) << served.err;
+}
+
+}  // namespace
+}  // namespace xfer::testing

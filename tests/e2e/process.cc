@@ -1,0 +1,111 @@
+#include "e2e/process.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace xfer::testing {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string TempPath(const char* tag) {
+  std::string path = std::string("/tmp/xfer-e2e-") + tag + "-XXXXXX";
+  int fd = mkstemp(path.data());
+  if (fd < 0) throw std::runtime_error("mkstemp");
+  close(fd);
+  return path;
+}
+
+}  // namespace
+
+Process::Process(const std::vector<std::string>& args)
+    : out_path_(TempPath("out")), err_path_(TempPath("err")) {
+  std::vector<std::string> argv_storage = {XFER_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork");
+  if (pid_ == 0) {
+    int out = open(out_path_.c_str(), O_WRONLY | O_TRUNC);
+    int err = open(err_path_.c_str(), O_WRONLY | O_TRUNC);
+    dup2(out, 1);
+    dup2(err, 2);
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    std::vector<char*> argv;
+    for (auto& a : argv_storage) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+}
+
+Process::~Process() {
+  Kill();
+  unlink(out_path_.c_str());
+  unlink(err_path_.c_str());
+}
+
+void Process::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+ProcessResult Process::Wait(std::chrono::milliseconds timeout) {
+  ProcessResult result;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (pid_ > 0) {
+    pid_t done = waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) {
+      pid_ = -1;
+      result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      result.timed_out = true;
+      Kill();
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  result.out = Slurp(out_path_);
+  result.err = Slurp(err_path_);
+  return result;
+}
+
+ProcessResult RunXfer(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  Process process(args);
+  return process.Wait(timeout);
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace xfer::testing

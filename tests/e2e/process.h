@@ -1,0 +1,49 @@
+// Runs the real `xfer` binary as a child process with captured output, for
+// end-to-end tests over loopback.
+#ifndef XFER_TESTS_E2E_PROCESS_H_
+#define XFER_TESTS_E2E_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace xfer::testing {
+
+struct ProcessResult {
+  int exit_code = -1;      // -1: killed by a signal or by the timeout
+  bool timed_out = false;
+  std::string out;         // stdout
+  std::string err;         // stderr
+};
+
+class Process {
+ public:
+  // Starts `XFER_BINARY args...`; output goes to temporary files.
+  explicit Process(const std::vector<std::string>& args);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  // Waits up to `timeout`; kills the process if it is still running.
+  ProcessResult Wait(std::chrono::milliseconds timeout);
+  void Kill();
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string out_path_;
+  std::string err_path_;
+};
+
+// Runs to completion (or `timeout`).
+ProcessResult RunXfer(const std::vector<std::string>& args,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// A TCP port nobody listens on right now (bind to 0, read it, close).
+int FreePort();
+
+}  // namespace xfer::testing
+
+#endif  // XFER_TESTS_E2E_PROCESS_H_
