@@ -131,14 +131,18 @@ class Engine {
                         TransferRequest& request, uint32_t stream = 0) = 0;
 
   // Submit, then wait up to `timeout`. Returns the final status, or kTimeout.
-  // On timeout the transfer may still land later.
+  // On timeout the peer is disconnected: the request lives in this call and
+  // must be finished before it returns. Bytes may have partly landed.
   Status Transfer(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                   std::chrono::nanoseconds timeout);
 
   // Two-sided: sends [data, data+length) to the peer, where it fills the
   // oldest posted receive. `data` must lie in registered memory. Completes
-  // once the bytes have left `data` (it may then be reused). Errors as
-  // Submit, plus kInvalidArgument when length exceeds the peer's receive.
+  // once the bytes have left `data` (it may then be reused), which is before
+  // the peer has them: a message longer than the peer's receive fails that
+  // receive, on the peer's side, not this send. Errors: kNotFound,
+  // kInvalidArgument (zero length, request in flight), kOutOfRange (data not
+  // registered), kConnectionLost.
   virtual Status PostSend(PeerId peer, const void* data, size_t length,
                           TransferRequest& request, uint32_t stream = 0) = 0;
 

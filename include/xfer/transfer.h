@@ -74,7 +74,10 @@ class TransferRequest {
   std::atomic<uint8_t> state_{kIdle};
   std::atomic<uint32_t> pending_parts_{0};
   std::atomic<size_t> bytes_{0};
-  mutable std::mutex error_mu_;  // guards error_; touched only on failure
+  // Set (release) after error_ is written; lets the success path skip the
+  // mutex entirely, so posting and polling stay lock-free.
+  std::atomic<bool> failed_{false};
+  mutable std::mutex error_mu_;  // guards error_; taken only on failure
   Status error_;
 };
 

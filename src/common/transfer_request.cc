@@ -18,6 +18,7 @@ TransferRequest::~TransferRequest() {
 
 Status TransferRequest::Test() const {
   if (state_.load(std::memory_order_acquire) == kInFlight) return Status::InProgress();
+  if (!failed_.load(std::memory_order_acquire)) return Status::Ok();
   std::lock_guard lock(error_mu_);
   return error_;
 }
@@ -46,9 +47,10 @@ namespace internal {
 
 void RequestAccess::Start(TransferRequest& request, uint32_t parts) {
   assert(parts > 0);
-  {
+  if (request.failed_.load(std::memory_order_relaxed)) {
     std::lock_guard lock(request.error_mu_);
     request.error_ = Status::Ok();
+    request.failed_.store(false, std::memory_order_relaxed);
   }
   request.bytes_.store(0, std::memory_order_relaxed);
   request.pending_parts_.store(parts, std::memory_order_relaxed);
@@ -59,6 +61,7 @@ void RequestAccess::FinishPart(TransferRequest& request, const Status& status, s
   if (!status.ok()) {
     std::lock_guard lock(request.error_mu_);
     if (request.error_.ok()) request.error_ = status;
+    request.failed_.store(true, std::memory_order_release);
   }
   request.bytes_.fetch_add(bytes, std::memory_order_relaxed);
   if (request.pending_parts_.fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -1,6 +1,7 @@
 #include "core/memory_registry.h"
 
 #include <linux/memfd.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,7 +26,9 @@ uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 // transport can hand the descriptor to a same-host peer, which maps it and
 // copies into it directly: one-sided with no help from this process.
 Result<UniqueFd> CreateBackingFd(size_t mapped_length, MemoryKind kind) {
-  unsigned flags = MFD_CLOEXEC;
+  // Sealed below against resizing: a peer that maps the memfd must not be
+  // able to shrink it under our mapping (SIGBUS) nor we under its.
+  unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
   if (kind == MemoryKind::kHugepage) flags |= MFD_HUGETLB | (21u << MFD_HUGE_SHIFT);
   UniqueFd fd(memfd_create("xfer-region", flags));
   if (!fd.valid()) {
@@ -33,6 +36,9 @@ Result<UniqueFd> CreateBackingFd(size_t mapped_length, MemoryKind kind) {
   }
   if (ftruncate(fd.get(), static_cast<off_t>(mapped_length)) != 0) {
     return ResourceExhausted(ErrnoMessage("ftruncate", errno));
+  }
+  if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    return ResourceExhausted(ErrnoMessage("fcntl(F_ADD_SEALS)", errno));
   }
   return fd;
 }
@@ -156,9 +162,9 @@ std::vector<transport::LocalRegionView> MemoryRegistry::Snapshot() const {
   return views;
 }
 
-std::vector<RemoteRegion> MemoryRegistry::Describe() const {
+std::vector<RemoteRegion> DescribeRegions(const std::vector<transport::LocalRegionView>& views) {
   std::vector<RemoteRegion> table;
-  for (const auto& view : Snapshot()) {
+  for (const auto& view : views) {
     table.push_back({view.id, AddressOf(view.address), view.length, view.access});
   }
   return table;

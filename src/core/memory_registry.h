@@ -34,7 +34,6 @@ class MemoryRegistry final : public transport::LocalMemory {
 
   Status Check(uint64_t address, uint64_t length, Access needed) const override;
   std::vector<transport::LocalRegionView> Snapshot() const override;
-  std::vector<RemoteRegion> Describe() const;  // as the peer will see them
 
  private:
   struct Entry {
@@ -50,6 +49,9 @@ class MemoryRegistry final : public transport::LocalMemory {
   std::map<uint64_t, Entry> by_address_;  // GUARDED_BY(mu_); key: start address
   uint64_t next_id_ = 1;                  // GUARDED_BY(mu_)
 };
+
+// The table a peer receives in the handshake for these regions.
+std::vector<RemoteRegion> DescribeRegions(const std::vector<transport::LocalRegionView>& views);
 
 }  // namespace xfer::core
 

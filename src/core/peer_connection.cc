@@ -20,7 +20,7 @@ bool Lists(const std::vector<std::string>& names, std::string_view name) {
 Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
     const ConnectContext& ctx, transport::Transport& transport, bool initiator, uint32_t streams,
     Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
-    Deadline deadline) {
+    std::vector<transport::LocalRegionView> announced, Deadline deadline) {
   transport::EndpointSetup setup;
   setup.initiator = initiator;
   setup.streams = streams;
@@ -29,6 +29,7 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   if (setup.peer_host.empty()) setup.peer_host = "127.0.0.1";
   setup.peer_pid = peer.pid;
   setup.local = &ctx.memory;
+  setup.announced = std::move(announced);
   setup.remote = remote;
   setup.io_timeout = ctx.io_timeout;
   setup.deadline = deadline;
@@ -113,8 +114,9 @@ Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
   auto control = ConnectTcp(address, deadline);
   if (!control.ok()) return control.status();
 
+  auto announced = ctx.memory.Snapshot();
   Hello hello{ctx.local, NamesOf(ctx.transports), options.transport, options.streams,
-              ctx.memory.Describe()};
+              DescribeRegions(announced)};
   XFER_RETURN_IF_ERROR(control->SendMessage(EncodeHello(hello), deadline));
   auto bytes = control->RecvMessage(kMaxHandshakeBytes, deadline);
   if (!bytes.ok()) return bytes.status().WithContext("handshake");
@@ -135,7 +137,7 @@ Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
   }
   transport::RemoteMemory remote(reply->regions);
   auto endpoint = SetUpEndpoint(ctx, *transport, true, reply->streams, *control,
-                                reply->identity, remote, deadline);
+                                reply->identity, remote, std::move(announced), deadline);
   if (!endpoint.ok()) return endpoint.status();
   return std::make_unique<PeerConnection>(
       MakeInfo(reply->identity, transport->name(), reply->streams, reply->regions),
@@ -162,12 +164,13 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
   transport::Transport* transport = *chosen;
   reply.transport = std::string(transport->name());
   reply.streams = std::min(hello->streams, transport->capabilities().max_streams);
-  reply.regions = ctx.memory.Describe();
+  auto announced = ctx.memory.Snapshot();
+  reply.regions = DescribeRegions(announced);
   XFER_RETURN_IF_ERROR(control.SendMessage(EncodeHelloReply(reply), deadline));
 
   transport::RemoteMemory remote(hello->regions);
   auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,
-                                remote, deadline);
+                                remote, std::move(announced), deadline);
   if (!endpoint.ok()) return endpoint.status();
   return std::make_unique<PeerConnection>(
       MakeInfo(hello->identity, transport->name(), reply.streams, hello->regions),

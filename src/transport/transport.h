@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/socket.h"
 #include "transport/local_memory.h"
@@ -42,6 +43,9 @@ struct EndpointSetup {
   std::string peer_host;            // numeric address of the peer
   int peer_pid = 0;
   const LocalMemory* local = nullptr;   // outlives the endpoint
+  // Exactly the local regions this side's handshake announced to the peer
+  // (the registry may have changed since). fds stay owned by the engine.
+  std::vector<LocalRegionView> announced;
   RemoteMemory remote;              // the peer's regions
   std::chrono::milliseconds io_timeout{10000};
   Deadline deadline = Deadline::Never();  // for the whole setup

@@ -25,6 +25,7 @@ Status ConnectPair(transport::Transport& initiator_transport,
     setup.peer_host = "127.0.0.1";
     setup.peer_pid = getpid();
     setup.local = initiator ? &pair.initiator_memory : &pair.target_memory;
+    setup.announced = setup.local->Snapshot();
     setup.remote = transport::RemoteMemory(initiator ? pair.target_memory.AsRemote()
                                                      : pair.initiator_memory.AsRemote());
     setup.io_timeout = io_timeout;
