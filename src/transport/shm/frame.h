@@ -1,0 +1,31 @@
+// The framing of two-sided messages on an shm connection's Unix socket.
+#ifndef XFER_TRANSPORT_SHM_FRAME_H_
+#define XFER_TRANSPORT_SHM_FRAME_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xfer::transport::shm {
+
+// Frame = FrameHeader + `length` payload bytes. Both ends run on one host
+// with one ABI (the transport is same_host_only), so the header travels in
+// host byte order; the receiver still validates every field.
+struct FrameHeader {
+  uint32_t magic;
+  uint32_t type;
+  uint64_t length;
+};
+static_assert(sizeof(FrameHeader) == 16);
+
+inline constexpr uint32_t kFrameMagic = 0x46534d58;  // "XMSF"
+inline constexpr uint32_t kFrameSend = 1;            // payload: one application message
+inline constexpr uint32_t kFrameAbort = 2;           // payload: u32 StatusCode + reason text
+inline constexpr size_t kMaxAbortText = 256;
+
+// Largest message PostSend accepts and the receiver believes; a frame that
+// announces more is garbage.
+inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 32;
+
+}  // namespace xfer::transport::shm
+
+#endif  // XFER_TRANSPORT_SHM_FRAME_H_

@@ -1,0 +1,134 @@
+#include "transport/shm/peer_mapping.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "common/socket.h"
+
+namespace xfer::transport::shm {
+namespace {
+
+// Length to map for a region of `length` bytes backed by the file `st`
+// describes (st.st_size >= length). hugetlbfs only maps and unmaps whole huge pages (st_blksize), and
+// the engine sizes its memfds to whole pages, so map up to the next block.
+size_t MapLength(uint64_t length, const struct stat& st) {
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t block = std::max(page, static_cast<uint64_t>(st.st_blksize));
+  const uint64_t rounded = (length + block - 1) / block * block;
+  return static_cast<size_t>(std::min(rounded, static_cast<uint64_t>(st.st_size)));
+}
+
+// A peer that shrank its memfd under our mapping would make our next copy
+// fault with SIGBUS. Seal the size when the memfd allows sealing. Best
+// effort: the engine's memfds may not allow it, and a same-user peer that
+// wants to hurt us can ptrace us anyway, so this guards against bugs, not
+// malice.
+void SealSize(int fd) {
+  int seals = fcntl(fd, F_GET_SEALS);
+  if (seals >= 0 && (seals & F_SEAL_SHRINK) == 0) fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
+}
+
+Result<void*> MapShared(const RemoteRegion& region, int fd, size_t& map_length) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return ProtocolError(ErrnoMessage("fstat on peer descriptor", errno));
+  if (!S_ISREG(st.st_mode)) {
+    return ProtocolError(
+        fmt::format("peer region id {} came with a descriptor that is not a file", region.id));
+  }
+  if (st.st_size < 0 || static_cast<uint64_t>(st.st_size) < region.length) {
+    return ProtocolError(fmt::format("peer region id {} is {} bytes but its memfd only {}",
+                                     region.id, region.length, st.st_size));
+  }
+  SealSize(fd);
+  map_length = MapLength(region.length, st);
+  // No MAP_POPULATE: the pages already exist (the peer populated them), so
+  // a first touch costs only a minor fault, while populating page tables
+  // for tens of GiB here could overrun the setup deadline.
+  void* base = mmap(nullptr, map_length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    const int err = errno;
+    std::string what = fmt::format("mmap of peer region id {} ({} bytes)", region.id, map_length);
+    if (err == ENOMEM) return ResourceExhausted(ErrnoMessage(what, err));
+    return ProtocolError(ErrnoMessage(what, err));
+  }
+  return base;
+}
+
+}  // namespace
+
+PeerMapping::~PeerMapping() { Release(); }
+
+PeerMapping::PeerMapping(PeerMapping&& other) noexcept
+    : regions_(std::move(other.regions_)), mappings_(std::move(other.mappings_)) {
+  other.regions_.clear();
+  other.mappings_.clear();
+}
+
+PeerMapping& PeerMapping::operator=(PeerMapping&& other) noexcept {
+  if (this != &other) {
+    Release();
+    regions_ = std::move(other.regions_);
+    mappings_ = std::move(other.mappings_);
+    other.regions_.clear();
+    other.mappings_.clear();
+  }
+  return *this;
+}
+
+void PeerMapping::Release() {
+  regions_.clear();
+  for (const Mapping& m : mappings_) munmap(m.base, m.length);
+  mappings_.clear();
+}
+
+Result<PeerMapping> PeerMapping::Create(const RemoteMemory& remote,
+                                        std::vector<SharedRegion> shared) {
+  PeerMapping mapping;
+  for (const RemoteRegion& r : remote.regions()) {
+    mapping.regions_.push_back(PeerRegion{r.address, r.length, r.access, nullptr});
+  }
+  for (const SharedRegion& s : shared) {
+    auto it = std::lower_bound(mapping.regions_.begin(), mapping.regions_.end(), s.region.address,
+                               [](const PeerRegion& r, uint64_t a) { return r.address < a; });
+    if (it == mapping.regions_.end() || it->address != s.region.address ||
+        it->length != s.region.length || it->mapped != nullptr) {
+      return Internal("shm: a shared region was not validated against the peer's table");
+    }
+    size_t map_length = 0;
+    auto base = MapShared(s.region, s.fd.get(), map_length);
+    if (!base.ok()) return base.status();  // `mapping` unmaps what it holds
+    mapping.mappings_.push_back(Mapping{*base, map_length});
+    it->mapped = static_cast<uint8_t*>(*base);
+  }
+  return mapping;
+}
+
+Result<const PeerRegion*> PeerMapping::Resolve(uint64_t address, uint64_t length,
+                                               Access needed) const {
+  if (length == 0) return InvalidArgument("zero-length remote range");
+  // The last region starting at or below `address` is the only candidate.
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), address,
+                             [](uint64_t a, const PeerRegion& r) { return a < r.address; });
+  if (it == regions_.begin() ||
+      !RangeInside(address, length, std::prev(it)->address, std::prev(it)->length)) {
+    return OutOfRange(
+        fmt::format("shm: remote range [{:#x}, +{}) is not inside one region the peer shared",
+                    address, length));
+  }
+  const PeerRegion& region = *std::prev(it);
+  if (!HasAccess(region.access, needed)) {
+    return PermissionDenied(fmt::format("shm: peer region at {:#x} does not grant remote {}",
+                                        region.address,
+                                        needed == Access::kRemoteRead ? "read" : "write"));
+  }
+  return &region;
+}
+
+}  // namespace xfer::transport::shm

@@ -1,0 +1,77 @@
+// This process's view of the peer's registered memory: the regions it shared
+// by memfd, mapped here, and the rest, reachable only through process_vm.
+#ifndef XFER_TRANSPORT_SHM_PEER_MAPPING_H_
+#define XFER_TRANSPORT_SHM_PEER_MAPPING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "transport/remote_memory.h"
+#include "transport/shm/region_table.h"
+#include "xfer/memory.h"
+#include "xfer/status.h"
+
+namespace xfer::transport::shm {
+
+// One peer region as the copy engine reaches it.
+struct PeerRegion {
+  uint64_t address = 0;  // first byte, in the peer's address space
+  uint64_t length = 0;
+  Access access = Access::kNone;
+  // Our MAP_SHARED mapping of the region's memfd, or nullptr when the peer
+  // registered memory it did not get from the engine (no descriptor): such a
+  // region is reached with process_vm_readv/writev on the peer's pid.
+  uint8_t* mapped = nullptr;
+};
+
+// Owns the mappings; unmaps them on destruction or Release(). Move-only.
+// Resolve() is const and touches only immutable state, so it may run on
+// any number of threads at once; Release() must not race with it (the
+// endpoint drains its posts first).
+class PeerMapping {
+ public:
+  PeerMapping() = default;
+  ~PeerMapping();
+  PeerMapping(PeerMapping&& other) noexcept;
+  PeerMapping& operator=(PeerMapping&& other) noexcept;
+  PeerMapping(const PeerMapping&) = delete;
+  PeerMapping& operator=(const PeerMapping&) = delete;
+
+  // Records every region of `remote` and maps those in `shared` (validated
+  // rows of `remote`, see ReceiveRegionTable) read+write, MAP_SHARED. Each
+  // descriptor must be a regular file at least as long as its region; the
+  // descriptors are closed once mapped. Errors: kProtocolError (a descriptor
+  // that is not a mappable file of the right size), kResourceExhausted
+  // (out of address space or memory).
+  static Result<PeerMapping> Create(const RemoteMemory& remote, std::vector<SharedRegion> shared);
+
+  // The peer region holding all of [address, address + length) and granting
+  // `needed`. Allocation-free and syscall-free on success: the posting hot
+  // path calls it for every entry. Errors: kInvalidArgument (length 0),
+  // kOutOfRange (not inside one region, overflow included),
+  // kPermissionDenied.
+  Result<const PeerRegion*> Resolve(uint64_t address, uint64_t length, Access needed) const;
+
+  // Our pointer to the peer's byte at `address`.
+  // REQUIRES: region.mapped != nullptr and `address` lies inside `region`.
+  static uint8_t* Translate(const PeerRegion& region, uint64_t address) {
+    return region.mapped + (address - region.address);
+  }
+
+  // Unmaps everything now; afterwards Resolve() finds nothing. Idempotent.
+  void Release();
+
+ private:
+  struct Mapping {
+    void* base = nullptr;
+    size_t length = 0;
+  };
+
+  std::vector<PeerRegion> regions_;  // sorted by address, non-overlapping
+  std::vector<Mapping> mappings_;    // what Release() unmaps
+};
+
+}  // namespace xfer::transport::shm
+
+#endif  // XFER_TRANSPORT_SHM_PEER_MAPPING_H_

@@ -1,0 +1,118 @@
+#include "transport/shm/shm_endpoint.h"
+
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "common/request_access.h"
+#include "transport/shm/process_vm_copy.h"
+
+namespace xfer::transport::shm {
+
+// Admits one post for its lifetime unless the endpoint is closed.
+class ShmEndpoint::PostScope {
+ public:
+  explicit PostScope(ShmEndpoint& endpoint) : endpoint_(endpoint) {
+    endpoint_.active_posts_.fetch_add(1, std::memory_order_seq_cst);
+    admitted_ = !endpoint_.closed_.load(std::memory_order_seq_cst);
+  }
+  ~PostScope() { endpoint_.active_posts_.fetch_sub(1, std::memory_order_release); }
+  PostScope(const PostScope&) = delete;
+  PostScope& operator=(const PostScope&) = delete;
+
+  bool admitted() const { return admitted_; }
+
+ private:
+  ShmEndpoint& endpoint_;
+  bool admitted_ = false;
+};
+
+namespace {
+
+Status Closed() { return ConnectionLost("shm endpoint closed"); }
+
+}  // namespace
+
+ShmEndpoint::ShmEndpoint(PeerMapping mapping, int peer_pid, std::unique_ptr<MessageChannel> channel)
+    : mapping_(std::move(mapping)), peer_pid_(peer_pid), channel_(std::move(channel)) {}
+
+ShmEndpoint::~ShmEndpoint() { Close(); }
+
+void ShmEndpoint::Close() {
+  std::lock_guard lock(close_mu_);
+  if (closed_.exchange(true, std::memory_order_seq_cst)) return;
+  // First the channel: it wakes a PostSend blocked in a write, so the wait
+  // below is bounded by one memcpy or process_vm call.
+  channel_->Close();
+  while (active_posts_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  mapping_.Release();
+}
+
+Status ShmEndpoint::PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
+                              uint32_t /*stream*/) {
+  return PostOneSided(entries, request, true);
+}
+
+Status ShmEndpoint::PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
+                             uint32_t /*stream*/) {
+  return PostOneSided(entries, request, false);
+}
+
+Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request,
+                                 bool write) {
+  PostScope scope(*this);
+  if (!scope.admitted()) return Closed();
+  // The channel's socket is how we learn the peer died; its memory stays
+  // mapped (the memfd lives while we map it), but the connection is over.
+  if (channel_->broken()) return channel_->failure();
+  if (entries.empty()) return InvalidArgument("shm: empty batch");
+  const Access needed = write ? Access::kRemoteWrite : Access::kRemoteRead;
+  // Resolve every entry before moving any byte: a bad entry leaves all
+  // memory untouched. Resolving is a binary search, so doing it again in
+  // the copy loop is cheaper than storing the results.
+  for (const TransferEntry& entry : entries) {
+    auto region = mapping_.Resolve(entry.remote, entry.length, needed);
+    if (!region.ok()) return region.status();
+  }
+  internal::RequestAccess::Start(request, 1);
+  Status status;
+  size_t moved = 0;
+  for (const TransferEntry& entry : entries) {
+    const PeerRegion& region = **mapping_.Resolve(entry.remote, entry.length, needed);
+    status = CopyEntry(entry, region, write);
+    if (!status.ok()) break;
+    moved += entry.length;
+  }
+  internal::RequestAccess::Complete(request, status, moved);
+  return Status::Ok();
+}
+
+Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& region,
+                              bool write) const {
+  if (region.mapped != nullptr) {
+    uint8_t* remote = PeerMapping::Translate(region, entry.remote);
+    if (write) {
+      std::memcpy(remote, entry.local, entry.length);
+    } else {
+      std::memcpy(entry.local, remote, entry.length);
+    }
+    return Status::Ok();
+  }
+  return write ? WriteToPeer(peer_pid_, entry.remote, entry.local, entry.length)
+               : ReadFromPeer(peer_pid_, entry.remote, entry.local, entry.length);
+}
+
+Status ShmEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,
+                             uint32_t /*stream*/) {
+  PostScope scope(*this);
+  if (!scope.admitted()) return Closed();
+  return channel_->PostSend(data, length, request);
+}
+
+Status ShmEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
+  PostScope scope(*this);
+  if (!scope.admitted()) return Closed();
+  return channel_->PostRecv(buffer, capacity, request);
+}
+
+}  // namespace xfer::transport::shm
