@@ -1,0 +1,85 @@
+#include "report/console_reporter.h"
+
+#include "report/json_report.h"
+#include "report/perftest_table.h"
+
+namespace xfer::report {
+
+ConsoleReporter::ConsoleReporter(const bench::BenchParams& params, std::FILE* out)
+    : params_(params), out_(out) {
+  info_.verb = params.verb;
+  info_.kind = params.kind;
+  info_.role = params.role;
+  info_.units = params.units;
+  info_.duration_s = params.duration_s;
+}
+
+void ConsoleReporter::Print(const std::string& text) {
+  std::fputs(text.c_str(), out_);
+  std::fflush(out_);
+}
+
+void ConsoleReporter::OnNotice(const std::string& line) { Print(line + "\n"); }
+
+void ConsoleReporter::OnWaitingForClient() { Print(ServerBanner()); }
+
+void ConsoleReporter::OnStart(const bench::RunInfo& run) {
+  info_.transport = run.transport;
+  info_.qps = run.qps;
+  info_.tx_depth = run.tx_depth;
+  info_.cq_mod = run.cq_mod;
+  info_.post_list = run.post_list;
+  info_.rx_depth = run.rx_depth;
+  started_ = true;
+  Print(TestHeader(info_));
+}
+
+void ConsoleReporter::BeginTable() {
+  if (table_open_) return;
+  table_open_ = true;
+  if (params_.kind == bench::Kind::kBandwidth) {
+    Print(BwColumnHeader(params_.units));
+  } else if (params_.duration_s > 0) {
+    Print(LatDurationColumnHeader());
+  } else {
+    Print(LatColumnHeader());
+  }
+}
+
+void ConsoleReporter::OnBandwidth(const bench::BwResult& result) {
+  BeginTable();
+  bw_.push_back(result);
+  Print(BwRow(result, params_.units));
+}
+
+void ConsoleReporter::OnLatency(const bench::LatResult& result) {
+  BeginTable();
+  lat_.push_back(result);
+  Print(LatRow(result));
+}
+
+void ConsoleReporter::OnLatencyDuration(const bench::LatDurationResult& result) {
+  BeginTable();
+  lat_duration_.push_back(result);
+  Print(LatDurationRow(result));
+}
+
+void ConsoleReporter::Finish() {
+  if (table_open_) Print(ResultLine());
+  table_open_ = false;
+}
+
+Status ConsoleReporter::WriteJson(const std::string& path) const {
+  if (path.empty()) return Status::Ok();
+  nlohmann::json document;
+  if (params_.kind == bench::Kind::kBandwidth) {
+    document = BwJsonReport(info_, bw_);
+  } else if (params_.duration_s > 0) {
+    document = LatDurationJsonReport(info_, lat_duration_);
+  } else {
+    document = LatJsonReport(info_, lat_);
+  }
+  return WriteJsonFile(path, document);
+}
+
+}  // namespace xfer::report

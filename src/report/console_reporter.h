@@ -1,0 +1,53 @@
+// The BenchObserver behind `xfer`: prints perftest's tables to a stream as
+// rows arrive, and keeps every row for the --json document.
+#ifndef XFER_REPORT_CONSOLE_REPORTER_H_
+#define XFER_REPORT_CONSOLE_REPORTER_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_params.h"
+#include "bench/observer.h"
+#include "report/test_info.h"
+#include "xfer/status.h"
+
+namespace xfer::report {
+
+// Not thread-safe; the bench calls it from one thread.
+class ConsoleReporter final : public bench::BenchObserver {
+ public:
+  // `out` is borrowed (stdout in the CLI, a tmpfile in tests).
+  ConsoleReporter(const bench::BenchParams& params, std::FILE* out);
+
+  void OnNotice(const std::string& line) override;
+  void OnWaitingForClient() override;
+  void OnStart(const bench::RunInfo& info) override;
+  void OnBandwidth(const bench::BwResult& result) override;
+  void OnLatency(const bench::LatResult& result) override;
+  void OnLatencyDuration(const bench::LatDurationResult& result) override;
+
+  // Closes the table (the final dashed line) if rows were printed.
+  void Finish();
+
+  // Writes every row seen to `path` (no-op for an empty path). Errors: the
+  // file could not be written, naming the path.
+  Status WriteJson(const std::string& path) const;
+
+ private:
+  void Print(const std::string& text);
+  void BeginTable();
+
+  const bench::BenchParams params_;
+  std::FILE* out_;
+  TestInfo info_;
+  bool started_ = false;
+  bool table_open_ = false;
+  std::vector<bench::BwResult> bw_;
+  std::vector<bench::LatResult> lat_;
+  std::vector<bench::LatDurationResult> lat_duration_;
+};
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_CONSOLE_REPORTER_H_

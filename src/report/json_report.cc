@@ -1,0 +1,165 @@
+#include "report/json_report.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "report/perftest_table.h"
+
+namespace xfer::report {
+namespace {
+
+using nlohmann::json;
+
+std::string_view RoleName(bench::Role role) {
+  switch (role) {
+    case bench::Role::kServer:
+      return "server";
+    case bench::Role::kClient:
+      return "client";
+    case bench::Role::kLoopback:
+      return "loopback";
+  }
+  return "unknown";
+}
+
+// perftest's JSON test name: the title with '_' for ' '.
+std::string JsonTestName(const TestInfo& info) {
+  std::string name = TestTitle(info);
+  for (char& c : name) {
+    if (c == ' ') c = '_';
+  }
+  return name;
+}
+
+json BwUnitsObject(bench::BwUnits units) {
+  const char* bw = units == bench::BwUnits::kGbps ? "Gb/s (10^9 bit/s)"
+                                                  : "MiB/s (2^20 bytes/s)";
+  return json{{"MsgSize", "bytes"},
+              {"BW_peak", bw},
+              {"BW_average", bw},
+              {"MsgRate", "Mpps (10^6 messages/s)"},
+              {"BW_peak_bytes_per_sec", "bytes/s"},
+              {"BW_average_bytes_per_sec", "bytes/s"}};
+}
+
+json LatUnitsObject(bool duration_mode) {
+  if (duration_mode) {
+    return json{
+        {"MsgSize", "bytes"}, {"t_avg", "us"}, {"tps_average", "exchanges/s"}};
+  }
+  json units{{"MsgSize", "bytes"}};
+  for (const char* key : {"t_min", "t_max", "t_typical", "t_avg", "t_stdev",
+                          "percentile_99", "percentile_99.9"}) {
+    units[key] = "us";
+  }
+  return units;
+}
+
+Status SysError(const std::string& path, std::string_view call) {
+  return IoError(fmt::format("{}: {}: {}", path, call, std::strerror(errno)));
+}
+
+Status WriteAll(int fd, const std::string& text, const std::string& tmp) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return SysError(tmp, "write");
+    done += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) return SysError(tmp, "fchmod");
+  if (::fsync(fd) != 0) return SysError(tmp, "fsync");
+  return Status::Ok();
+}
+
+}  // namespace
+
+json JsonTestInfo(const TestInfo& info) {
+  const bool bw = info.kind == bench::Kind::kBandwidth;
+  json out{{"test", JsonTestName(info)},
+           {"transport", info.transport},
+           {"role", RoleName(info.role)},
+           {"Number_of_qps", info.qps},
+           {"Connection_type", info.connection_type}};
+  if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
+  if (bw) out["CQ_Moderation"] = info.cq_mod;
+  out["Post_list"] = info.post_list;
+  if (ShowsRxDepth(info)) out["RX_depth"] = info.rx_depth;
+  out["mode"] = info.duration_s > 0 ? "duration" : "iterations";
+  out["duration_s"] = info.duration_s;
+  out["units"] =
+      bw ? BwUnitsObject(info.units) : LatUnitsObject(info.duration_s > 0);
+  return out;
+}
+
+json BwJsonReport(const TestInfo& info,
+                  std::span<const bench::BwResult> results) {
+  json rows = json::array();
+  for (const bench::BwResult& r : results) {
+    rows.push_back(
+        {{"MsgSize", r.size},
+         {"n_iterations", r.iterations},
+         {"BW_peak", ToReportUnits(r.peak_bytes_per_s, info.units)},
+         {"BW_average", ToReportUnits(r.avg_bytes_per_s, info.units)},
+         {"MsgRate", r.msg_rate_mpps},
+         {"BW_peak_bytes_per_sec", r.peak_bytes_per_s},
+         {"BW_average_bytes_per_sec", r.avg_bytes_per_s}});
+  }
+  return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
+}
+
+json LatJsonReport(const TestInfo& info,
+                   std::span<const bench::LatResult> results) {
+  json rows = json::array();
+  for (const bench::LatResult& r : results) {
+    rows.push_back({{"MsgSize", r.size},
+                    {"n_iterations", r.iterations},
+                    {"t_min", r.t_min_us},
+                    {"t_max", r.t_max_us},
+                    {"t_typical", r.t_typical_us},
+                    {"t_avg", r.t_avg_us},
+                    {"t_stdev", r.t_stdev_us},
+                    {"percentile_99", r.p99_us},
+                    {"percentile_99.9", r.p999_us}});
+  }
+  return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
+}
+
+json LatDurationJsonReport(const TestInfo& info,
+                           std::span<const bench::LatDurationResult> results) {
+  json rows = json::array();
+  for (const bench::LatDurationResult& r : results) {
+    rows.push_back({{"MsgSize", r.size},
+                    {"n_iterations", r.iterations},
+                    {"t_avg", r.t_avg_us},
+                    {"tps_average", r.tps}});
+  }
+  return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
+}
+
+Status WriteJsonFile(const std::string& path, const json& document) {
+  const std::string text =
+      document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string tmp_name = path + ".tmp.XXXXXX";
+  std::vector<char> tmp(tmp_name.begin(), tmp_name.end());
+  tmp.push_back('\0');
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return SysError(path, "cannot create temporary file");
+  tmp_name = tmp.data();
+
+  Status status = WriteAll(fd, text, tmp_name);
+  if (::close(fd) != 0 && status.ok()) status = SysError(tmp_name, "close");
+  if (status.ok() && ::rename(tmp_name.c_str(), path.c_str()) != 0) {
+    status = SysError(path, "rename");
+  }
+  if (!status.ok()) ::unlink(tmp_name.c_str());
+  return status;
+}
+
+}  // namespace xfer::report

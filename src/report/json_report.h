@@ -1,0 +1,61 @@
+// The --json FILE document. Layout (keys follow perftest's --out_json names
+// where perftest has one; units are never implied):
+//
+//   {
+//     "test_info": {
+//       "test": "RDMA_Write_BW_Test", "transport": "shm", "role": "client",
+//       "Number_of_qps": 1, "Connection_type": "RC", "TX_depth": 128,
+//       "CQ_Moderation": 100, "Post_list": 1, "mode": "iterations",
+//       "duration_s": 0, "units": { "<result key>": "<unit>", ... }
+//     },
+//     "results": [ { one object per message size, in sweep order } ]
+//   }
+//
+// BW result keys: MsgSize [bytes], n_iterations, BW_peak and BW_average [the
+// table's unit, named in units: "MiB/s (2^20 bytes/s)" or "Gb/s (10^9
+// bit/s)"], MsgRate [Mpps], BW_peak_bytes_per_sec and
+// BW_average_bytes_per_sec [bytes/s]. Latency: t_min, t_max, t_typical,
+// t_avg, t_stdev, percentile_99, percentile_99.9 [us]. Duration latency:
+// t_avg [us], tps_average [1/s]. TX_depth appears only where the header
+// prints it, CQ_Moderation only for BW, RX_depth only for the SEND receiver.
+//
+// Unlike perftest, which rewrites the file per report line so that only the
+// last size of an -a sweep survives, "results" holds every size.
+#ifndef XFER_REPORT_JSON_REPORT_H_
+#define XFER_REPORT_JSON_REPORT_H_
+
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+
+#include "bench/results.h"
+#include "report/test_info.h"
+#include "xfer/status.h"
+
+namespace xfer::report {
+
+// The "test_info" object for info; units describes BW results when
+// info.kind is kBandwidth, latency results otherwise.
+nlohmann::json JsonTestInfo(const TestInfo& info);
+
+// Whole documents. The spans are read during the call only.
+nlohmann::json BwJsonReport(const TestInfo& info,
+                            std::span<const bench::BwResult> results);
+nlohmann::json LatJsonReport(const TestInfo& info,
+                             std::span<const bench::LatResult> results);
+nlohmann::json LatDurationJsonReport(
+    const TestInfo& info, std::span<const bench::LatDurationResult> results);
+
+// Writes document (2-space indented, newline-terminated) to path atomically:
+// into a temporary file beside it, fsync'd, then renamed over path, so a
+// reader sees the old file or the complete new one. Invalid UTF-8 in strings
+// is replaced, never thrown. The file gets mode 0644.
+// Errors: IoError naming path and the failing system call when the
+// temporary file cannot be created or written, or the rename fails (e.g.
+// the directory does not exist, or path is a directory); the temporary file
+// is removed on every error.
+Status WriteJsonFile(const std::string& path, const nlohmann::json& document);
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_JSON_REPORT_H_

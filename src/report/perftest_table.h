@@ -1,0 +1,84 @@
+// perftest-format text output (../shared/reference/perftest.md §3.1): the
+// header block, the BW and latency tables, and the fixed banners. Every
+// function returns the exact bytes to print, each line ending in '\n', so
+// golden-file tests can lock the format. Stateless and thread-safe.
+//
+// Deliberate differences from ib_*_bw 4.5-0.17 (Debian 12):
+//   * The default BW unit is labelled "MiB/sec", as perftest >= 24.07 does;
+//     4.5 prints "MB/sec" for the same 2^20-byte unit.
+//   * The header names the xfer transport (" Transport       : shm") and
+//     leaves out the verbs-only lines (Dual-port, Device, Transport type,
+//     Using SRQ, PCIe relax order, ibv_wr* API, Mtu, Link type, GID index,
+//     Max inline data, Outstand reads, rdma_cm QPs, Data ex. method).
+// Rows use 4.5's exact printf formats (REPORT_FMT with 3 spaces before the
+// message rate, REPORT_FMT_EXT, REPORT_FMT_LAT, REPORT_FMT_LAT_DUR).
+#ifndef XFER_REPORT_PERFTEST_TABLE_H_
+#define XFER_REPORT_PERFTEST_TABLE_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "bench/bench_params.h"
+#include "bench/results.h"
+#include "report/test_info.h"
+
+namespace xfer::report {
+
+// perftest's RESULT_LINE: 87 '-' and a newline.
+std::string ResultLine();
+
+// " WARNING: BW peak won't be measured in this run.\n"
+std::string PeakWarningLine();
+
+// The server's banner, with perftest's leading empty line:
+// "\n" + 36 '*' + "\n* Waiting for client to connect... *\n" + 36 '*' + "\n".
+std::string ServerBanner();
+
+// The header block from the opening to the closing RESULT_LINE: the title
+// line (20 spaces + TestTitle()) and " %-16s: %s" rows for Transport,
+// Number of qps, Connection type, TX depth (ShowsTxDepth), Post List
+// (post_list > 1), RX depth (ShowsRxDepth) and CQ Moderation (BW only), in
+// perftest's order.
+std::string TestHeader(const TestInfo& info);
+
+// bytes/s in the table's unit: MiB/s = bytes/s / 2^20; Gb/s = bytes/s /
+// 125,000,000 (10^9 bit/s).
+double ToReportUnits(double bytes_per_s, bench::BwUnits units);
+
+// "MiB/sec" or "Gb/sec".
+std::string_view BwUnitLabel(bench::BwUnits units);
+
+// " #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]
+// MsgRate[Mpps]\n" (one line), or the [Gb/sec] variant.
+std::string BwColumnHeader(bench::BwUnits units);
+
+// One BW row: REPORT_FMT, or REPORT_FMT_EXT (6 decimals everywhere) when the
+// unit is Gb/s and the average is below 0.1 Gb/s, exactly as perftest picks.
+std::string BwRow(const bench::BwResult& result, bench::BwUnits units);
+
+// BwColumnHeader + one BwRow per result + ResultLine.
+std::string BwTable(std::span<const bench::BwResult> results,
+                    bench::BwUnits units);
+
+// RESULT_FMT_LAT (with its trailing space) and a newline.
+std::string LatColumnHeader();
+
+// One REPORT_FMT_LAT row; iterations is printed as perftest's iters.
+std::string LatRow(const bench::LatResult& result);
+
+// LatColumnHeader + one LatRow per result + ResultLine.
+std::string LatTable(std::span<const bench::LatResult> results);
+
+// " #bytes        #iterations       t_avg[usec]    tps average\n"
+std::string LatDurationColumnHeader();
+
+// One REPORT_FMT_LAT_DUR row.
+std::string LatDurationRow(const bench::LatDurationResult& result);
+
+// LatDurationColumnHeader + one LatDurationRow per result + ResultLine.
+std::string LatDurationTable(std::span<const bench::LatDurationResult> results);
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_PERFTEST_TABLE_H_

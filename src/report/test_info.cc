@@ -1,0 +1,60 @@
+#include "report/test_info.h"
+
+#include <utility>
+
+namespace xfer::report {
+
+using bench::Kind;
+using bench::Role;
+using bench::Verb;
+
+TestInfo MakeTestInfo(const bench::BenchParams& params,
+                      const bench::EffectiveSettings& settings,
+                      std::string transport) {
+  TestInfo info;
+  info.verb = params.verb;
+  info.kind = params.kind;
+  info.role = params.role;
+  info.transport = std::move(transport);
+  info.qps = params.qps;
+  info.tx_depth = settings.tx_depth;
+  info.cq_mod = settings.cq_mod;
+  info.post_list = params.post_list;
+  info.rx_depth = settings.rx_depth;
+  info.units = params.units;
+  info.duration_s = params.duration_s;
+  return info;
+}
+
+std::string_view VerbName(Verb verb) {
+  switch (verb) {
+    case Verb::kWrite:
+      return "RDMA_Write";
+    case Verb::kRead:
+      return "RDMA_Read";
+    case Verb::kSend:
+      return "Send";
+  }
+  return "Unknown";
+}
+
+std::string TestTitle(const TestInfo& info) {
+  std::string title(VerbName(info.verb));
+  title += ' ';
+  if (info.kind == Kind::kBandwidth) {
+    if (info.post_list > 1) title += "Post List ";
+    title += "BW ";
+  } else {
+    title += "Latency ";
+  }
+  title += "Test";
+  return title;
+}
+
+bool ShowsTxDepth(const TestInfo& info) { return info.role != Role::kServer; }
+
+bool ShowsRxDepth(const TestInfo& info) {
+  return info.verb == Verb::kSend && info.role != Role::kClient;
+}
+
+}  // namespace xfer::report

@@ -1,0 +1,58 @@
+// The description of a run that heads every report (perftest's
+// ctx_print_test_info / the "test_info" JSON object): what was measured,
+// over which transport, with the effective (post-rule) settings.
+#ifndef XFER_REPORT_TEST_INFO_H_
+#define XFER_REPORT_TEST_INFO_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "bench/bench_params.h"
+#include "bench/statistics.h"
+
+namespace xfer::report {
+
+// Plain value type; every field is printed as is.
+struct TestInfo {
+  bench::Verb verb = bench::Verb::kWrite;
+  bench::Kind kind = bench::Kind::kBandwidth;
+  bench::Role role = bench::Role::kClient;
+  std::string transport;  // the transport actually used ("shm"); required
+  // xfer's streams are reliable and connected, which is what perftest's
+  // "RC" names; kept as a field so a transport that differs can say so.
+  std::string connection_type = "RC";
+  uint32_t qps = 1;
+  uint32_t tx_depth = 0;  // effective (EffectiveSettings::tx_depth)
+  uint32_t cq_mod = 0;    // effective (EffectiveSettings::cq_mod)
+  uint32_t post_list = 1;
+  uint32_t rx_depth = 0;  // effective (EffectiveSettings::rx_depth)
+  bench::BwUnits units = bench::BwUnits::kMiBps;
+  double duration_s = 0;  // -D; 0 = iteration mode
+};
+
+// Combines the CLI's params, the rule-adjusted settings and the name of the
+// transport the engine picked (params.transport may be empty).
+TestInfo MakeTestInfo(const bench::BenchParams& params,
+                      const bench::EffectiveSettings& settings,
+                      std::string transport);
+
+// perftest's testsStr[verb]: "RDMA_Write", "RDMA_Read" or "Send".
+std::string_view VerbName(bench::Verb verb);
+
+// The title perftest centres under the first dashed line, without its 20
+// leading spaces: "RDMA_Write BW Test", "Send Post List BW Test",
+// "RDMA_Read Latency Test".
+std::string TestTitle(const TestInfo& info);
+
+// True when perftest would print the "TX depth" line: the client side (or
+// both sides in loopback); the server of a unidirectional test posts nothing.
+bool ShowsTxDepth(const TestInfo& info);
+
+// True when perftest would print the "RX depth" line: the receiving
+// (server) side of a SEND test.
+bool ShowsRxDepth(const TestInfo& info);
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_TEST_INFO_H_

@@ -1,0 +1,185 @@
+// The --json document: layout, units, every size of a sweep kept, and the
+// atomic write with its error reporting.
+#include "report/json_report.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace xfer::report {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+TestInfo WriteBwInfo(bench::BwUnits units) {
+  TestInfo info;
+  info.transport = "shm";
+  info.qps = 2;
+  info.tx_depth = 128;
+  info.cq_mod = 100;
+  info.units = units;
+  return info;
+}
+
+// A fresh directory under the test temp dir, removed at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "xfer_json_XXXXXX");
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(JsonReport, BwSweepKeepsEverySizeWithUnits) {
+  const std::vector<bench::BwResult> results = {
+      {2, 4000, 4'240'875.0, 4'236'500.0, 2.118248},
+      {65536, 4000, 1048576.0 * 11645.32, 1048576.0 * 11640.88, 0.186254}};
+  const json doc = BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), results);
+
+  const json& info = doc.at("test_info");
+  EXPECT_EQ(info.at("test"), "RDMA_Write_BW_Test");
+  EXPECT_EQ(info.at("transport"), "shm");
+  EXPECT_EQ(info.at("role"), "client");
+  EXPECT_EQ(info.at("Number_of_qps"), 2);
+  EXPECT_EQ(info.at("TX_depth"), 128);
+  EXPECT_EQ(info.at("CQ_Moderation"), 100);
+  EXPECT_EQ(info.at("mode"), "iterations");
+  EXPECT_EQ(info.at("units").at("BW_average"), "MiB/s (2^20 bytes/s)");
+  EXPECT_EQ(info.at("units").at("BW_average_bytes_per_sec"), "bytes/s");
+  EXPECT_EQ(info.at("units").at("MsgRate"), "Mpps (10^6 messages/s)");
+  EXPECT_FALSE(info.contains("RX_depth"));
+
+  const json& rows = doc.at("results");
+  ASSERT_TRUE(rows.is_array());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("MsgSize"), 2);
+  EXPECT_EQ(rows[1].at("MsgSize"), 65536);
+  EXPECT_EQ(rows[1].at("n_iterations"), 4000);
+  EXPECT_DOUBLE_EQ(rows[1].at("BW_peak").get<double>(), 11645.32);
+  EXPECT_DOUBLE_EQ(rows[1].at("BW_average").get<double>(), 11640.88);
+  EXPECT_DOUBLE_EQ(rows[1].at("BW_average_bytes_per_sec").get<double>(),
+                   1048576.0 * 11640.88);
+  EXPECT_DOUBLE_EQ(rows[1].at("MsgRate").get<double>(), 0.186254);
+}
+
+TEST(JsonReport, GbpsUnitsConvertAtTenToTheNineBits) {
+  const std::vector<bench::BwResult> results = {
+      {2, 4000, 4'240'875.0, 4'236'500.0, 2.118248}};
+  const json doc = BwJsonReport(WriteBwInfo(bench::BwUnits::kGbps), results);
+  EXPECT_EQ(doc["test_info"]["units"]["BW_peak"], "Gb/s (10^9 bit/s)");
+  EXPECT_DOUBLE_EQ(doc["results"][0]["BW_peak"].get<double>(), 0.033927);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["BW_average"].get<double>(), 0.033892);
+}
+
+TEST(JsonReport, LatencyDocuments) {
+  TestInfo info;
+  info.verb = bench::Verb::kSend;
+  info.kind = bench::Kind::kLatency;
+  info.role = bench::Role::kServer;
+  info.transport = "tcp";
+  info.rx_depth = 512;
+  const std::vector<bench::LatResult> rows = {
+      {2, 1000, 1.0, 9.0, 2.0, 2.5, 1.0, 8.0, 9.0}};
+  const json doc = LatJsonReport(info, rows);
+  EXPECT_EQ(doc["test_info"]["test"], "Send_Latency_Test");
+  EXPECT_FALSE(doc["test_info"].contains("CQ_Moderation"));
+  EXPECT_FALSE(doc["test_info"].contains("TX_depth"));  // server
+  EXPECT_EQ(doc["test_info"]["RX_depth"], 512);
+  EXPECT_EQ(doc["test_info"]["units"]["percentile_99.9"], "us");
+  EXPECT_EQ(doc["results"][0]["t_typical"], 2.0);
+  EXPECT_EQ(doc["results"][0]["percentile_99"], 8.0);
+  EXPECT_EQ(doc["results"][0]["percentile_99.9"], 9.0);
+
+  info.duration_s = 10;
+  const std::vector<bench::LatDurationResult> dur = {
+      {2, 5000, 2.42, 413812.77}};
+  const json d = LatDurationJsonReport(info, dur);
+  EXPECT_EQ(d["test_info"]["mode"], "duration");
+  EXPECT_EQ(d["test_info"]["units"]["tps_average"], "exchanges/s");
+  EXPECT_EQ(d["results"][0]["t_avg"], 2.42);
+  EXPECT_EQ(d["results"][0]["tps_average"], 413812.77);
+}
+
+TEST(JsonReport, WriteIsAtomicAndReadable) {
+  TempDir dir;
+  const fs::path path = dir.path() / "out.json";
+  {
+    std::ofstream old(path);
+    old << "previous contents";
+  }
+  const std::vector<bench::BwResult> results = {{8, 10, 1.0, 2.0, 3.0}};
+  const json doc = BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), results);
+  ASSERT_TRUE(WriteJsonFile(path.string(), doc).ok());
+
+  const std::string text = ReadFile(path);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(json::parse(text), doc);
+  // Only the target remains: no temporary file left beside it.
+  size_t entries = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    (void)entry;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+TEST(JsonReport, InvalidUtf8IsReplacedNotThrown) {
+  TestInfo info = WriteBwInfo(bench::BwUnits::kMiBps);
+  info.transport = std::string("sh\xff", 3);
+  TempDir dir;
+  const fs::path path = dir.path() / "utf8.json";
+  ASSERT_TRUE(WriteJsonFile(path.string(), BwJsonReport(info, {})).ok());
+  const json back = json::parse(ReadFile(path));
+  EXPECT_EQ(back["test_info"]["transport"], "sh\xEF\xBF\xBD");  // U+FFFD
+  EXPECT_TRUE(back["results"].is_array());
+}
+
+TEST(JsonReport, IoErrorsNameThePath) {
+  TempDir dir;
+  const std::string missing =
+      (dir.path() / "no_such_dir" / "out.json").string();
+  Status status = WriteJsonFile(missing, json::object());
+  EXPECT_EQ(status.code(), StatusCode::kIoError);
+  EXPECT_NE(status.message().find(missing), std::string::npos)
+      << status.message();
+
+  // The target is a directory: the rename fails and the temp file is gone.
+  const fs::path target = dir.path() / "a_directory";
+  fs::create_directory(target);
+  status = WriteJsonFile(target.string(), json::object());
+  EXPECT_EQ(status.code(), StatusCode::kIoError);
+  EXPECT_NE(status.message().find(target.string()), std::string::npos);
+  size_t entries = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    (void)entry;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);  // just the directory itself
+}
+
+}  // namespace
+}  // namespace xfer::report
