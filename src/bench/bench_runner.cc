@@ -58,7 +58,12 @@ Status ClientBandwidth(const SizeStep& step) {
                                                            : OpCode::kRead);
   XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
   XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
-  auto result = RunBandwidthLoop(step.session, step.layout, config, post);
+  Result<BwResult> result = Internal("not run");
+  {
+    // The send_bw server measures itself; the others only wait for us.
+    OobHeartbeat alive(*step.session.oob, step.params.verb != Verb::kSend);
+    result = RunBandwidthLoop(step.session, step.layout, config, post);
+  }
   if (!result.ok()) return result.status();
   step.observer.OnBandwidth(*result);
   if (step.params.verb == Verb::kSend) return Status::Ok();
@@ -79,8 +84,13 @@ Status ClientLatency(const SizeStep& step) {
   }
   XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
   XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
-  auto stamps = step.params.verb == Verb::kWrite ? RunWriteLatency(step.session, step.layout, config)
-                                                 : RunReadLatency(step.session, step.layout, config);
+  Result<std::vector<uint64_t>> stamps = Internal("not run");
+  if (step.params.verb == Verb::kWrite) {
+    stamps = RunWriteLatency(step.session, step.layout, config);
+  } else {
+    OobHeartbeat alive(*step.session.oob, true);  // the read_lat server only waits
+    stamps = RunReadLatency(step.session, step.layout, config);
+  }
   if (!stamps.ok()) return stamps.status();
   return ReportLatency(step, *stamps, step.params.verb == Verb::kRead);
 }

@@ -23,6 +23,7 @@ enum MessageType : uint8_t {
   kLatDurationResult,
   kDone,
   kAbort,
+  kHeartbeat,
 };
 
 WireWriter Begin(MessageType type) {
@@ -93,13 +94,17 @@ Status OobChannel::Send(const std::vector<uint8_t>& body) {
 }
 
 Result<std::vector<uint8_t>> OobChannel::Recv(uint8_t expected_type) {
-  auto body = socket_.RecvMessage(kMaxOobMessage, Deadline::After(timeout_));
-  if (!body.ok()) return body.status().WithContext("out-of-band channel");
-  WireReader r(*body);
-  uint32_t magic = 0;
-  uint8_t type = 0;
-  if (!r.U32(magic).ok() || magic != kOobMagic || !r.U8(type).ok()) {
-    return ProtocolError("out-of-band peer is not an xfer bench (bad magic)");
+  Result<std::vector<uint8_t>> body = ProtocolError("no message");
+  WireReader r(std::span<const uint8_t>{});
+  uint8_t type = kHeartbeat;
+  while (type == kHeartbeat) {  // each heartbeat restarts the timeout
+    body = socket_.RecvMessage(kMaxOobMessage, Deadline::After(timeout_));
+    if (!body.ok()) return body.status().WithContext("out-of-band channel");
+    r = WireReader(*body);
+    uint32_t magic = 0;
+    if (!r.U32(magic).ok() || magic != kOobMagic || !r.U8(type).ok()) {
+      return ProtocolError("out-of-band peer is not an xfer bench (bad magic)");
+    }
   }
   if (type == kAbort) {
     std::string reason;
@@ -272,6 +277,8 @@ Result<LatDurationResult> OobChannel::RecvLatDurationResult() {
 
 Status OobChannel::SendDone() { return Send(Begin(kDone).bytes()); }
 
+Status OobChannel::SendHeartbeat() { return Send(Begin(kHeartbeat).bytes()); }
+
 Status OobChannel::RecvDone() {
   auto body = Recv(kDone);
   if (!body.ok()) return body.status();
@@ -287,6 +294,25 @@ void OobChannel::SendAbort(const std::string& reason) {
 bool OobChannel::Readable() {
   pollfd pfd{socket_.fd(), POLLIN, 0};
   return ::poll(&pfd, 1, 0) > 0;
+}
+
+OobHeartbeat::OobHeartbeat(OobChannel& channel, bool enabled) {
+  if (!enabled) return;
+  thread_ = std::thread([this, &channel] {
+    std::unique_lock lock(mu_);
+    while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
+      if (!channel.SendHeartbeat().ok()) return;  // the run itself will report the loss
+    }
+  });
+}
+
+OobHeartbeat::~OobHeartbeat() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace xfer::bench

@@ -11,12 +11,18 @@
 //   client: Done             server: Done
 // Either side may send Abort(reason) instead of its next message; the other
 // then fails with that reason instead of waiting out the timeout.
+// While one side measures and the other only waits (write/read BW, read_lat),
+// the measuring side sends a Heartbeat about once a second: --timeout bounds
+// the peer's silence, not the length of a run.
 #ifndef XFER_BENCH_OOB_CHANNEL_H_
 #define XFER_BENCH_OOB_CHANNEL_H_
 
 #include <chrono>
 #include <cstdint>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "bench/bench_params.h"
 #include "bench/results.h"
@@ -76,6 +82,9 @@ class OobChannel {
   Status SendLatDurationResult(const LatDurationResult& result);
   Result<LatDurationResult> RecvLatDurationResult();
 
+  // Proof of life during a long measurement; every Recv* skips them.
+  Status SendHeartbeat();
+
   Status SendDone();
   Status RecvDone();
 
@@ -94,6 +103,23 @@ class OobChannel {
 
   Socket socket_;
   std::chrono::milliseconds timeout_;
+};
+
+// Sends a Heartbeat on `channel` every second from a thread of its own, so
+// the measuring loop itself never pays for it, until destroyed. The channel
+// must not be used by anyone else meanwhile. Inert when `enabled` is false.
+class OobHeartbeat {
+ public:
+  OobHeartbeat(OobChannel& channel, bool enabled);
+  ~OobHeartbeat();
+  OobHeartbeat(const OobHeartbeat&) = delete;
+  OobHeartbeat& operator=(const OobHeartbeat&) = delete;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;  // GUARDED_BY(mu_)
+  std::thread thread_;
 };
 
 }  // namespace xfer::bench

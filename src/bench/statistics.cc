@@ -148,20 +148,21 @@ bool IsDurationMode(const BenchParams& p) { return p.duration_s > 0; }
 
 Status ValidateRuleInputs(const BenchParams& p) {
   if (p.tx_depth == 0 || p.cq_mod == 0 || p.post_list == 0) {
-    return InvalidArgument("tx_depth, cq_mod and post_list must be >= 1");
+    return InvalidArgument("-t/--tx-depth, -Q/--cq-mod and -l/--post_list must be >= 1");
   }
   if (!IsDurationMode(p) && p.iterations == 0) {
-    return InvalidArgument("the number of iterations must be >= 1");
+    return InvalidArgument("-n/--iters must be >= 1");
   }
   if (IsDurationMode(p) && p.all_sizes) {
     return InvalidArgument(
-        "Duration mode currently doesn't support running on all sizes.");
+        "-a/--all cannot be combined with -D/--duration (duration mode does not "
+        "support running on all sizes)");
   }
   if (p.post_list > 1 && p.kind != Kind::kBandwidth) {
-    return InvalidArgument("Post list is supported in BW tests only");
+    return InvalidArgument("-l/--post_list is supported in BW tests only");
   }
   if (p.post_list > p.tx_depth) {
-    return InvalidArgument(fmt::format("post list size {} exceeds TX depth {}",
+    return InvalidArgument(fmt::format("-l/--post_list {} exceeds -t/--tx-depth {}",
                                        p.post_list, p.tx_depth));
   }
   return Status::Ok();
@@ -189,8 +190,8 @@ Result<uint32_t> ResolveCqMod(const BenchParams& p, bool cq_mod_given,
   cq_mod = std::min(cq_mod, tx_depth);
   if (p.post_list > 1) {
     if (!IsDurationMode(p) && p.iterations % p.post_list != 0) {
-      return InvalidArgument(
-          "Number of iterations must be a multiple of post list size");
+      return InvalidArgument(fmt::format("-n/--iters {} must be a multiple of -l/--post_list {}",
+                                         p.iterations, p.post_list));
     }
     if (!cq_mod_given) {
       cq_mod = p.post_list;
@@ -198,8 +199,8 @@ Result<uint32_t> ResolveCqMod(const BenchParams& p, bool cq_mod_given,
           "Post List requested - CQ moderation will be the size of the post "
           "list");
     } else if (p.post_list % cq_mod != 0) {
-      return InvalidArgument(
-          "Post list size must be a multiple of CQ moderation");
+      return InvalidArgument(fmt::format("-l/--post_list {} must be a multiple of -Q/--cq-mod {}",
+                                         p.post_list, cq_mod));
     }
   }
   return cq_mod;
@@ -311,7 +312,7 @@ Result<DurationWindow> ResolveDurationWindow(const BenchParams& params) {
       params.margin_s > 0 ? params.margin_s : std::floor(params.duration_s / 4);
   if (!(params.duration_s > 2 * window.margin_s)) {
     return InvalidArgument(fmt::format(
-        "please check that DURATION > 2*MARGIN (duration {} s, margin {} s)",
+        "-D/--duration {} must be greater than 2 * -f/--margin {}",
         params.duration_s, window.margin_s));
   }
   window.sample_s = params.duration_s - 2 * window.margin_s;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages xfer's build, tests and benchmarks need.
+# Idempotent: installs only what is missing, and refreshes the package lists
+# first (a fresh machine has none).
+set -euo pipefail
+
+packages=(
+  build-essential cmake g++
+  libgtest-dev googletest libbenchmark-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev
+  iperf3            # the tcp baseline in bench/run_baselines.sh
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# README command (b): set up, build, and run every test — the release build
+# and the ASan + UBSan build, each under ctest. .ci/run calls this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+for flavour in release asan; do
+  echo "=== $flavour: build"
+  scripts/build.sh "$flavour"
+  echo "=== $flavour: test"
+  ctest --test-dir "build/$flavour" --output-on-failure -j "$(nproc)" --timeout 300
+done

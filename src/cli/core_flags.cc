@@ -1,0 +1,214 @@
+// Rows for the perftest flags xfer implements and for xfer's own flags.
+// Ranges follow perftest 6.06 (perftest_parameters.h: MIN_ITER 5,
+// MAX_ITER 1e8, MAX_TX 15000, MAX_CQ_MOD 1024, MAX_RX 16384) except -q,
+// which is bounded by the engine's 64 streams.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "cli/flag_table.h"
+#include "cli/value_parse.h"
+
+namespace xfer::cli {
+namespace {
+
+using bench::BenchParams;
+
+constexpr int64_t kMaxSize = UINT_MAX / 2;  // perftest's -s limit
+constexpr double kMaxTimeoutSeconds = 1e6;
+
+Status ApplySize(const FlagSpec& spec, std::string_view value,
+                 ParseState& state) {
+  Result<int64_t> size = ParseByteCount(value, 1, kMaxSize);
+  if (!size.ok()) return size.status().WithContext(DisplayName(spec));
+  state.params.size = static_cast<uint64_t>(*size);
+  return Status::Ok();
+}
+
+Status ApplyDuration(const FlagSpec& spec, std::string_view value,
+                     ParseState& state) {
+  Result<int64_t> seconds = ParseFlagInteger(spec, value, 1, INT32_MAX);
+  if (!seconds.ok()) return seconds.status();
+  state.params.duration_s = static_cast<double>(*seconds);
+  return Status::Ok();
+}
+
+Status ApplyMargin(const FlagSpec& spec, std::string_view value,
+                   ParseState& state) {
+  Result<int64_t> seconds = ParseFlagInteger(spec, value, 0, INT32_MAX);
+  if (!seconds.ok()) return seconds.status();
+  state.params.margin_s = static_cast<double>(*seconds);
+  return Status::Ok();
+}
+
+// perftest: "On RDMA verbs rx depth can be only 1".
+Status ApplyRxDepth(const FlagSpec& spec, std::string_view value,
+                    ParseState& state) {
+  Result<int64_t> depth = ParseFlagInteger(spec, value, 1, 16384);
+  if (!depth.ok()) return depth.status();
+  if (state.test->verb != bench::Verb::kSend && *depth != 1) {
+    return InvalidArgument(
+        fmt::format("{}: {} posts no receives; its rx depth can only be 1",
+                    DisplayName(spec), state.test->name));
+  }
+  state.params.rx_depth = static_cast<uint32_t>(*depth);
+  return Status::Ok();
+}
+
+Status ApplyReportGbits(const FlagSpec& spec, std::string_view,
+                        ParseState& state) {
+  state.params.units = bench::BwUnits::kGbps;
+  if (state.test->kind == bench::Kind::kLatency) {
+    state.params.notes.push_back(fmt::format(
+        "{}: latency tests report no bandwidth; ignored", DisplayName(spec)));
+  }
+  return Status::Ok();
+}
+
+Status ApplyJson(const FlagSpec& spec, std::string_view value,
+                 ParseState& state) {
+  if (value.empty()) {
+    return InvalidArgument(DisplayName(spec) + ": empty file name");
+  }
+  state.params.json_path = std::string(value);
+  return Status::Ok();
+}
+
+Status ApplyTransport(const FlagSpec& spec, std::string_view value,
+                      ParseState& state) {
+  const auto& known = state.transports;
+  if (std::find(known.begin(), known.end(), value) == known.end()) {
+    return InvalidArgument(fmt::format("{}: unknown transport '{}' (known: {})",
+                                       DisplayName(spec), value,
+                                       fmt::join(known, ", ")));
+  }
+  state.params.transport = std::string(value);
+  return Status::Ok();
+}
+
+// Sets the milliseconds field kField from a positive number of seconds,
+// rounded up so that a tiny positive timeout never becomes 0 ms.
+template <auto kField>
+Status SetSeconds(const FlagSpec& spec, std::string_view value,
+                  ParseState& state) {
+  Result<double> seconds = ParsePositiveSeconds(value, kMaxTimeoutSeconds);
+  if (!seconds.ok()) return seconds.status().WithContext(DisplayName(spec));
+  state.params.*kField = std::chrono::milliseconds(
+      static_cast<int64_t>(std::ceil(*seconds * 1000.0)));
+  return Status::Ok();
+}
+
+Status ApplyLoopback(const FlagSpec&, std::string_view, ParseState& state) {
+  state.loopback = true;
+  return Status::Ok();
+}
+
+std::string DefaultSize(const BenchParams& d) {
+  return fmt::format("{}", d.size);
+}
+std::string DefaultIters(const BenchParams& d) {
+  return fmt::format("{}", d.iterations);
+}
+std::string DefaultTxDepth(const BenchParams& d) {
+  return fmt::format("{}", d.tx_depth);
+}
+std::string DefaultRxDepth(const BenchParams& d) {
+  return fmt::format("{}", d.rx_depth);
+}
+std::string DefaultCqMod(const BenchParams& d) {
+  return fmt::format("{}", d.cq_mod);
+}
+std::string DefaultPort(const BenchParams& d) {
+  return fmt::format("{}", d.port);
+}
+std::string DefaultQps(const BenchParams& d) {
+  return fmt::format("{}", d.qps);
+}
+std::string DefaultPostList(const BenchParams& d) {
+  return fmt::format("{}", d.post_list);
+}
+std::string DefaultTimeout(const BenchParams& d) {
+  return fmt::format("{}", static_cast<double>(d.timeout.count()) / 1000.0);
+}
+std::string DefaultAcceptTimeout(const BenchParams& d) {
+  return fmt::format("{}",
+                     static_cast<double>(d.accept_timeout.count()) / 1000.0);
+}
+std::string DefaultMargin(const BenchParams&) { return "duration/4"; }
+
+using S = Scope;
+using G = Group;
+
+constexpr FlagSpec kCoreFlags[] = {
+    {'a', "all", "", S::kAll, G::kPerftest, "Run sizes from 2 till 2^23",
+     nullptr, SetTrue<&BenchParams::all_sizes>},
+    {'D', "duration", "<seconds>", S::kAll, G::kPerftest,
+     "Run test for a customized period of seconds", nullptr, ApplyDuration},
+    {'f', "margin", "<seconds>", S::kAll, G::kPerftest,
+     "Measure results within margins; needs -D and duration > 2*margin",
+     DefaultMargin, ApplyMargin},
+    {'F', "CPU-freq", "", S::kAll, G::kPerftest,
+     "Do not show a warning even if cpufreq_ondemand module is loaded, and "
+     "cpu-freq is not on max",
+     nullptr, SetTrue<&BenchParams::cpu_freq_warning_off>},
+    {'h', "help", "", S::kAll, G::kPerftest, "Show this help screen", nullptr,
+     nullptr},
+    {'l', "post_list", "<list size>", S::kBandwidth, G::kPerftest,
+     "Post list of send requests of <list size> size (instead of single post)",
+     DefaultPostList, SetInteger<&BenchParams::post_list, 1, 15000>},
+    {'n', "iters", "<iters>", S::kAll, G::kPerftest,
+     "Number of exchanges (at least 5; per QP)", DefaultIters,
+     SetInteger<&BenchParams::iterations, 5, 100000000>},
+    {'N', "noPeak", "", S::kBandwidth, G::kPerftest,
+     "Cancel peak-bw calculation (default with peak up to iters=20000)",
+     nullptr, SetTrue<&BenchParams::no_peak>},
+    {'p', "port", "<port>", S::kAll, G::kPerftest,
+     "Listen on/connect to port <port>", DefaultPort,
+     SetInteger<&BenchParams::port, 1, 65535>},
+    {'q', "qp", "<num of qp's>", S::kBandwidth, G::kPerftest,
+     "Num of qp's (engine streams), 1..64", DefaultQps,
+     SetInteger<&BenchParams::qps, 1, 64>},
+    {'Q', "cq-mod", "<n>", S::kAll, G::kPerftest,
+     "Generate Cqe only after <n> completions, 1..1024 (1 when size > 8192)",
+     DefaultCqMod, SetInteger<&BenchParams::cq_mod, 1, 1024>},
+    {'r', "rx-depth", "<dep>", S::kAll, G::kPerftest,
+     "Rx queue size (send tests), 1..16384", DefaultRxDepth, ApplyRxDepth},
+    {'s', "size", "<size>", S::kAll, G::kPerftest,
+     "Size of message to exchange (K/M suffix: x1024/x1048576)", DefaultSize,
+     ApplySize},
+    {'t', "tx-depth", "<dep>", S::kAll, G::kPerftest,
+     "Size of tx queue, 1..15000 (capped to iters)", DefaultTxDepth,
+     SetInteger<&BenchParams::tx_depth, 1, 15000>},
+    {'V', "version", "", S::kAll, G::kPerftest, "Display version number",
+     nullptr, nullptr},
+    {'\0', "report_gbits", "", S::kAll, G::kPerftest,
+     "Report Max/Average BW of test in Gbit/sec (instead of MiB/sec)", nullptr,
+     ApplyReportGbits},
+    {'\0', "use_hugepages", "", S::kAll, G::kPerftest,
+     "Use Hugepages instead of contig, memalign allocations", nullptr,
+     SetTrue<&BenchParams::use_hugepages>},
+    {'\0', "transport", "<name>", S::kAll, G::kXfer,
+     "Transport to use (default: the engine's choice, shm on one host, "
+     "else tcp)",
+     nullptr, ApplyTransport},
+    {'\0', "loopback", "", S::kAll, G::kXfer,
+     "Run the server in a child process and the client here (no <host>)", nullptr,
+     ApplyLoopback},
+    {'\0', "timeout", "<seconds>", S::kAll, G::kXfer,
+     "Give up on any wait for the peer after <seconds>", DefaultTimeout,
+     SetSeconds<&BenchParams::timeout>},
+    {'\0', "accept_timeout", "<seconds>", S::kAll, G::kXfer,
+     "How long a server waits for its client to connect", DefaultAcceptTimeout,
+     SetSeconds<&BenchParams::accept_timeout>},
+    {'\0', "json", "<file>", S::kAll, G::kXfer,
+     "Also write the results as JSON to <file>", nullptr, ApplyJson},
+};
+
+}  // namespace
+
+std::span<const FlagSpec> CoreFlags() { return kCoreFlags; }
+
+}  // namespace xfer::cli

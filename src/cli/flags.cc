@@ -1,0 +1,174 @@
+#include "cli/flags.h"
+
+#include <fmt/format.h>
+
+#include <span>
+#include <utility>
+
+#include "cli/couplings.h"
+#include "cli/flag_spec.h"
+#include "cli/flag_table.h"
+#include "cli/help_text.h"
+#include "cli/test_catalog.h"
+#include "cli/tokenizer.h"
+#include "cli/version.h"
+
+namespace xfer::cli {
+namespace {
+
+using Action = ParsedCommand::Action;
+
+ParsedCommand TextCommand(Action action, std::string text) {
+  ParsedCommand command;
+  command.action = action;
+  command.help_text = std::move(text);
+  return command;
+}
+
+bool HasFlag(const Tokens& tokens, std::string_view long_name) {
+  for (const FlagOccurrence& flag : tokens.flags) {
+    if (LongName(*flag.spec) == long_name) return true;
+  }
+  return false;
+}
+
+// Applies each occurrence in command-line order, so the first bad flag on
+// the line is the one reported.
+Status ApplyFlags(const std::vector<FlagOccurrence>& flags, ParseState& state) {
+  for (const FlagOccurrence& flag : flags) {
+    const FlagSpec& spec = *flag.spec;
+    const std::string name = DisplayName(spec);
+    if (state.Given(LongName(spec))) {
+      return InvalidArgument(name + ": Duplicated argument");
+    }
+    if (flag.explicit_value) {
+      return InvalidArgument(
+          fmt::format("{}: takes no value (got '{}')", name, flag.value));
+    }
+    if (!InScope(spec.scope, *state.test)) {
+      return InvalidArgument(fmt::format("{}: {}, not {}", name,
+                                         ScopeRequirement(spec.scope),
+                                         state.test->name));
+    }
+    state.given.emplace_back(LongName(spec));
+    if (spec.apply != nullptr) {
+      XFER_RETURN_IF_ERROR(spec.apply(spec, flag.value, state));
+    }
+  }
+  return Status::Ok();
+}
+
+// Client iff a host is given; --loopback runs both roles here.
+Status ApplyRole(const std::vector<std::string>& positionals,
+                 ParseState& state) {
+  bench::BenchParams& params = state.params;
+  if (positionals.size() > 1) {
+    return InvalidArgument(
+        fmt::format("unexpected argument '{}': only one <host> may be given",
+                    positionals[1]));
+  }
+  if (positionals.empty()) {
+    params.role =
+        state.loopback ? bench::Role::kLoopback : bench::Role::kServer;
+    return Status::Ok();
+  }
+  const std::string& host = positionals.front();
+  if (state.loopback) {
+    return InvalidArgument(fmt::format(
+        "--loopback cannot be combined with a <host> argument ('{}')", host));
+  }
+  if (host.empty() || host.front() == '-') {
+    return InvalidArgument(
+        fmt::format("<host>: '{}' is not a host name", host));
+  }
+  params.role = bench::Role::kClient;
+  params.server_host = host;
+  return Status::Ok();
+}
+
+// "transport tcp has" or "transports shm and tcp have".
+std::string TransportSubject(const ParseState& state) {
+  if (!state.params.transport.empty()) {
+    return fmt::format("transport {} has", state.params.transport);
+  }
+  if (state.transports.size() == 1) {
+    return fmt::format("transport {} has", state.transports.front());
+  }
+  return fmt::format("transports {} have",
+                     fmt::join(state.transports, " and "));
+}
+
+void AddVerbsNotes(ParseState& state) {
+  const std::string subject = TransportSubject(state);
+  for (const std::string& typed : state.verbs_flags) {
+    state.params.notes.push_back(fmt::format(
+        "{}: RDMA verbs flag; {} no verbs device, ignored", typed, subject));
+  }
+  if (state.connection != "RC") {
+    state.params.notes.push_back(fmt::format(
+        "-c {}: {} reliable connected (RC) semantics only; connection type "
+        "ignored",
+        state.connection, subject));
+  }
+}
+
+Result<ParsedCommand> ParseTest(const TestInfo& test,
+                                std::span<const std::string> args,
+                                const ParserConfig& config) {
+  const std::vector<const FlagSpec*> flags = AllFlags();
+  Result<Tokens> tokens = Tokenize(flags, args);
+  if (!tokens.ok()) return tokens.status();
+  if (HasFlag(*tokens, "help")) {
+    return TextCommand(Action::kHelp, TestHelp(test, config.transports));
+  }
+  if (HasFlag(*tokens, "version")) {
+    return TextCommand(Action::kVersion, VersionText());
+  }
+  if (!tokens->unknown.empty()) {
+    return InvalidArgument(
+        fmt::format("unknown option '{}' (see 'xfer {} --help')",
+                    tokens->unknown.front(), test.name));
+  }
+  ParseState state;
+  state.test = &test;
+  state.params = DefaultParams(test);
+  state.transports = config.transports;
+  XFER_RETURN_IF_ERROR(ApplyFlags(tokens->flags, state));
+  XFER_RETURN_IF_ERROR(ApplyRole(tokens->positionals, state));
+  XFER_RETURN_IF_ERROR(ApplyCouplings(state));
+  AddVerbsNotes(state);
+  ParsedCommand command;
+  command.params = std::move(state.params);
+  return command;
+}
+
+}  // namespace
+
+Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
+                                       const ParserConfig& config) {
+  if (argv == nullptr || argc < 2 || argv[1] == nullptr) {
+    return InvalidArgument(
+        fmt::format("missing <test>: expected one of {}", TestNameList()));
+  }
+  const std::string_view first = argv[1];
+  if (first == "-h" || first == "--help") {
+    return TextCommand(Action::kHelp, TopLevelHelp(config.transports));
+  }
+  if (first == "-V" || first == "--version") {
+    return TextCommand(Action::kVersion, VersionText());
+  }
+  const TestInfo* test = first.starts_with('-') ? nullptr : FindTest(first);
+  if (test == nullptr) {
+    return InvalidArgument(fmt::format(
+        "{} '{}': expected one of {}",
+        first.starts_with('-') ? "expected a test name before options, got"
+                               : "unknown test",
+        first, TestNameList()));
+  }
+  std::vector<std::string> args;
+  for (int i = 2; i < argc && argv[i] != nullptr; ++i)
+    args.emplace_back(argv[i]);
+  return ParseTest(*test, args, config);
+}
+
+}  // namespace xfer::cli

@@ -1,0 +1,302 @@
+#include "cli/flags.h"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+#include "cli/parse_test_util.h"
+
+namespace xfer::cli {
+namespace {
+
+using bench::Kind;
+using bench::Role;
+using bench::Verb;
+using testing_util::HasNoteContaining;
+using testing_util::Parse;
+using testing_util::ParseWords;
+
+// Parses a command that must succeed with Action::kRun.
+bench::BenchParams ParseRun(const std::string& command,
+                            const ParserConfig& config = {}) {
+  Result<ParsedCommand> parsed = Parse(command, config);
+  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
+  if (!parsed.ok()) return {};
+  EXPECT_EQ(parsed->action, ParsedCommand::Action::kRun) << command;
+  return parsed->params;
+}
+
+// ---------------------------------------------------------------------------
+// Per-test defaults (perftest §2.3), as a client so no role rule interferes.
+
+struct DefaultsCase {
+  const char* test;
+  Verb verb;
+  Kind kind;
+  uint64_t size;
+  uint64_t iterations;
+  uint32_t tx_depth;
+  uint32_t cq_mod;  // 1 for BW: the 65536 default is above 8192
+  uint32_t rx_depth;
+};
+
+// Names the case in test output and ctest.
+void PrintTo(const DefaultsCase& c, std::ostream* os) { *os << c.test; }
+
+class DefaultsTest : public testing::TestWithParam<DefaultsCase> {};
+
+TEST_P(DefaultsTest, MatchPerftest) {
+  const DefaultsCase& c = GetParam();
+  const bench::BenchParams p = ParseRun(std::string(c.test) + " host");
+  EXPECT_EQ(p.verb, c.verb);
+  EXPECT_EQ(p.kind, c.kind);
+  EXPECT_EQ(p.size, c.size);
+  EXPECT_EQ(p.iterations, c.iterations);
+  EXPECT_EQ(p.tx_depth, c.tx_depth);
+  EXPECT_EQ(p.cq_mod, c.cq_mod);
+  EXPECT_EQ(p.rx_depth, c.rx_depth);
+  EXPECT_EQ(p.port, 18515);
+  EXPECT_EQ(p.qps, 1u);
+  EXPECT_EQ(p.post_list, 1u);
+  EXPECT_EQ(p.timeout, std::chrono::milliseconds(10000));
+  EXPECT_EQ(p.accept_timeout, std::chrono::milliseconds(600000));
+  EXPECT_FALSE(p.cq_mod_given);
+  EXPECT_EQ(p.duration_s, 0);
+  EXPECT_FALSE(p.all_sizes);
+  EXPECT_FALSE(p.no_peak);
+  EXPECT_EQ(p.units, bench::BwUnits::kMiBps);
+  EXPECT_TRUE(p.transport.empty());
+  EXPECT_TRUE(p.notes.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllTests, DefaultsTest,
+    testing::Values(DefaultsCase{"write_bw", Verb::kWrite, Kind::kBandwidth,
+                                 65536, 5000, 128, 1, 1},
+                    DefaultsCase{"read_bw", Verb::kRead, Kind::kBandwidth,
+                                 65536, 1000, 128, 1, 1},
+                    DefaultsCase{"send_bw", Verb::kSend, Kind::kBandwidth,
+                                 65536, 1000, 128, 1, 512},
+                    DefaultsCase{"write_lat", Verb::kWrite, Kind::kLatency, 2,
+                                 1000, 1, 1, 1},
+                    DefaultsCase{"read_lat", Verb::kRead, Kind::kLatency, 2,
+                                 1000, 1, 1, 1},
+                    DefaultsCase{"send_lat", Verb::kSend, Kind::kLatency, 2,
+                                 1000, 1, 1, 512}),
+    [](const auto& test_info) { return std::string(test_info.param.test); });
+
+TEST(FlagsTest, PerftestToolNamesAreAccepted) {
+  const bench::BenchParams p = ParseRun("ib_read_lat host");
+  EXPECT_EQ(p.verb, Verb::kRead);
+  EXPECT_EQ(p.kind, Kind::kLatency);
+}
+
+// ---------------------------------------------------------------------------
+// Values: perftest reads numbers with strtol(..., 0) and -s with K/M.
+
+struct ValueCase {
+  const char* command;
+  uint64_t size;
+  uint64_t iterations;
+  uint16_t port;
+};
+
+// Names the case in test output and ctest.
+void PrintTo(const ValueCase& c, std::ostream* os) { *os << c.command; }
+
+class ValueTest : public testing::TestWithParam<ValueCase> {};
+
+TEST_P(ValueTest, Parses) {
+  const bench::BenchParams p = ParseRun(GetParam().command);
+  EXPECT_EQ(p.size, GetParam().size);
+  EXPECT_EQ(p.iterations, GetParam().iterations);
+  EXPECT_EQ(p.port, GetParam().port);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Numbers, ValueTest,
+    testing::Values(
+        ValueCase{"write_bw -s 64K h", 65536, 5000, 18515},
+        ValueCase{"write_bw -s 2M h", 2097152, 5000, 18515},
+        ValueCase{"write_bw -s 0x10 h", 16, 5000, 18515},
+        ValueCase{"write_bw -s 010 h", 8, 5000, 18515},
+        ValueCase{"write_bw -n 0x20 h", 65536, 32, 18515},
+        ValueCase{"write_bw -p 0x50 h", 65536, 5000, 80},
+        ValueCase{"write_bw --size=4096 --iters=100 h", 4096, 100, 18515},
+        ValueCase{"write_bw -s4096 -n100 -p9000 h", 4096, 100, 9000}));
+
+TEST(FlagsTest, SetsEveryOtherImplementedField) {
+  const bench::BenchParams p = ParseRun(
+      "write_bw -q 4 -F --report_gbits --use_hugepages --json out.json "
+      "--transport tcp --timeout 2.5 --accept_timeout 30 -N -t 64 h");
+  EXPECT_EQ(p.qps, 4u);
+  EXPECT_TRUE(p.cpu_freq_warning_off);
+  EXPECT_EQ(p.units, bench::BwUnits::kGbps);
+  EXPECT_TRUE(p.use_hugepages);
+  EXPECT_EQ(p.json_path, "out.json");
+  EXPECT_EQ(p.transport, "tcp");
+  EXPECT_EQ(p.timeout, std::chrono::milliseconds(2500));
+  EXPECT_EQ(p.accept_timeout, std::chrono::milliseconds(30000));
+  EXPECT_TRUE(p.no_peak);
+  EXPECT_EQ(p.tx_depth, 64u);
+}
+
+TEST(FlagsTest, TinyTimeoutRoundsUpToOneMillisecond) {
+  EXPECT_EQ(ParseRun("write_bw --timeout 0.0001 h").timeout,
+            std::chrono::milliseconds(1));
+}
+
+TEST(FlagsTest, AllSizesSweepsTwoToEightMiB) {
+  const bench::BenchParams p = ParseRun("write_bw -a h");
+  EXPECT_TRUE(p.all_sizes);
+  const std::vector<uint64_t> sizes = p.Sizes();
+  ASSERT_EQ(sizes.size(), 23u);
+  EXPECT_EQ(sizes.front(), 2u);
+  EXPECT_EQ(sizes.back(), 8388608u);
+}
+
+TEST(FlagsTest, TransportListComesFromConfig) {
+  ParserConfig config;
+  config.transports = {"tcp", "verbs"};
+  EXPECT_EQ(ParseRun("write_bw --transport verbs h", config).transport,
+            "verbs");
+  Result<ParsedCommand> shm = Parse("write_bw --transport shm h", config);
+  ASSERT_FALSE(shm.ok());
+  EXPECT_NE(shm.status().message().find("known: tcp, verbs"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// Roles.
+
+struct RoleCase {
+  const char* command;
+  Role role;
+  const char* host;
+};
+
+// Names the case in test output and ctest.
+void PrintTo(const RoleCase& c, std::ostream* os) { *os << c.command; }
+
+class RoleTest : public testing::TestWithParam<RoleCase> {};
+
+TEST_P(RoleTest, ClientIffHost) {
+  const bench::BenchParams p = ParseRun(GetParam().command);
+  EXPECT_EQ(p.role, GetParam().role);
+  EXPECT_EQ(p.server_host, GetParam().host);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Roles, RoleTest,
+    testing::Values(RoleCase{"write_bw", Role::kServer, ""},
+                    RoleCase{"write_bw 10.0.0.1", Role::kClient, "10.0.0.1"},
+                    RoleCase{"write_bw -s 64 node7 -n 10", Role::kClient,
+                             "node7"},
+                    RoleCase{"write_bw --loopback", Role::kLoopback, ""},
+                    RoleCase{"send_lat -- peer", Role::kClient, "peer"}));
+
+// ---------------------------------------------------------------------------
+// Usage errors: every one is kInvalidArgument and names the flag.
+
+struct ErrorCase {
+  const char* command;
+  const char* message_part;
+};
+
+// Names the case in test output and ctest.
+void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.command; }
+
+class UsageErrorTest : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(UsageErrorTest, IsInvalidArgumentNamingTheProblem) {
+  Result<ParsedCommand> parsed = Parse(GetParam().command);
+  ASSERT_FALSE(parsed.ok()) << GetParam().command;
+  EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(parsed.status().message().find(GetParam().message_part),
+            std::string::npos)
+      << GetParam().command << " -> " << parsed.status().message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, UsageErrorTest,
+    testing::Values(
+        ErrorCase{"", "missing <test>"},
+        ErrorCase{"-s 5 write_bw", "expected a test name"},
+        ErrorCase{"foo_bw", "unknown test 'foo_bw'"},
+        ErrorCase{"write_bw --bogus", "unknown option '--bogus'"},
+        ErrorCase{"write_bw -Z", "unknown option '-Z'"},
+        ErrorCase{"write_bw -s abc", "-s/--size: 'abc' is not a number"},
+        ErrorCase{"write_bw -s 0", "-s/--size: 0 is out of range"},
+        ErrorCase{"write_bw -s 3G", "-s/--size: '3G' is not a number"},
+        ErrorCase{"write_bw -s 2048M", "-s/--size: 2048M is out of range"},
+        ErrorCase{"write_bw -s", "-s/--size: missing value"},
+        ErrorCase{"write_bw --transport", "--transport: missing value"},
+        ErrorCase{"write_bw -n 4", "-n/--iters: 4 is out of range 5.."},
+        ErrorCase{"write_bw -t 0", "-t/--tx-depth"},
+        ErrorCase{"write_bw -t 15001", "-t/--tx-depth"},
+        ErrorCase{"write_bw -Q 1025", "-Q/--cq-mod"},
+        ErrorCase{"write_bw -q 65", "-q/--qp: 65 is out of range 1..64"},
+        ErrorCase{"write_bw -p 0", "-p/--port"},
+        ErrorCase{"write_bw -p 65536", "-p/--port"},
+        ErrorCase{"write_bw -D 0", "-D/--duration"},
+        ErrorCase{"write_bw -D 1.5", "-D/--duration: '1.5' is not an integer"},
+        ErrorCase{"write_bw -D 5 -f -1", "-f/--margin"},
+        ErrorCase{"write_bw -D 4 -f 2", "-f/--margin"},
+        ErrorCase{"write_bw --timeout 0", "--timeout"},
+        ErrorCase{"write_bw --timeout abc", "--timeout: 'abc' is not a number"},
+        ErrorCase{"write_bw --accept_timeout -1", "--accept_timeout"},
+        ErrorCase{"write_bw --json=", "--json: missing value"},
+        ErrorCase{"write_bw --transport rdma",
+                  "--transport: unknown transport"},
+        ErrorCase{"write_bw -a -D 5", "-a/--all cannot be combined with -D"},
+        ErrorCase{"write_lat -q 2", "-q/--qp: only for bandwidth tests"},
+        ErrorCase{"write_lat -b", "-b/--bidirectional: only for bandwidth"},
+        ErrorCase{"write_bw -b",
+                  "-b/--bidirectional: perftest flag not "
+                  "supported by xfer yet"},
+        ErrorCase{"write_lat -N", "-N/--noPeak: only for bandwidth tests"},
+        ErrorCase{"send_lat -l 2", "-l/--post_list: only for bandwidth"},
+        ErrorCase{"write_bw -r 8", "-r/--rx-depth"},
+        ErrorCase{"write_bw --loopback host1", "--loopback cannot be combined"},
+        ErrorCase{"write_bw h1 h2", "unexpected argument 'h2'"},
+        ErrorCase{"write_bw -s 64 -s 128", "-s/--size: Duplicated argument"},
+        ErrorCase{"write_bw -a -a", "-a/--all: Duplicated argument"},
+        ErrorCase{"write_bw -z --comm_rdma_cm", "Duplicated argument"},
+        ErrorCase{"write_bw --all=false", "-a/--all: takes no value"},
+        ErrorCase{"write_bw -C", "-C/--report-cycles: perftest flag not"},
+        ErrorCase{"write_bw --out_json", "use --json"},
+        ErrorCase{"write_bw -o 4", "-o/--outs: only for read tests"},
+        ErrorCase{"read_bw -I 64", "-I/--inline_size: not available in read"},
+        ErrorCase{"write_bw -m 1000", "-m/--mtu: 1000 is not an IB MTU"},
+        ErrorCase{"write_bw -c XX", "-c/--connection: invalid connection"},
+        ErrorCase{"write_bw -c UD", "-c/--connection: UD connection is only"},
+        ErrorCase{"read_bw -c UC", "-c/--connection: UC connection is not"},
+        ErrorCase{"write_bw -x 65", "-x/--gid-index"},
+        ErrorCase{"write_bw -S 16", "-S/--sl"},
+        ErrorCase{"write_bw -u 32", "-u/--qp-timeout"},
+        ErrorCase{"write_bw -i 0", "-i/--ib-port"},
+        ErrorCase{"write_bw -T 3", "-T/--tos: only valid with -R"},
+        ErrorCase{"write_bw --force-link ROCE", "--force-link"},
+        ErrorCase{"write_bw --use-srq", "--use-srq: only for send tests"}));
+
+TEST(FlagsTest, EmptyHostIsRejected) {
+  Result<ParsedCommand> parsed = ParseWords({"write_bw", ""});
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(), "<host>: '' is not a host name");
+}
+
+TEST(FlagsTest, EmptyJsonPathIsRejected) {
+  Result<ParsedCommand> parsed = ParseWords({"write_bw", "--json", ""});
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(), "--json: empty file name");
+}
+
+TEST(FlagsTest, ErrorsInCommandLineOrderReportTheFirstBadFlag) {
+  Result<ParsedCommand> parsed = Parse("write_bw -n 1 -s abc");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("-n/--iters"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xfer::cli

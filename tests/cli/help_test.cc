@@ -1,0 +1,160 @@
+// --help, --version, the flag table's consistency and the notes for flags
+// the transports ignore.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <set>
+#include <string>
+
+#include "cli/flag_table.h"
+#include "cli/help_text.h"
+#include "cli/parse_test_util.h"
+#include "cli/test_catalog.h"
+
+namespace xfer::cli {
+namespace {
+
+using Action = ParsedCommand::Action;
+using testing_util::HasNoteContaining;
+using testing_util::Parse;
+
+std::string TextOf(const std::string& command, Action action) {
+  Result<ParsedCommand> parsed = Parse(command);
+  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
+  if (!parsed.ok()) return "";
+  EXPECT_EQ(parsed->action, action) << command;
+  return parsed->help_text;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(HelpTest, TopLevelListsEveryTest) {
+  for (const char* command : {"--help", "-h"}) {
+    const std::string text = TextOf(command, Action::kHelp);
+    for (const TestInfo& test : AllTests()) {
+      EXPECT_TRUE(Contains(text, std::string(test.name))) << test.name;
+    }
+    EXPECT_TRUE(Contains(text, "xfer <test> [options] <host>"));
+  }
+}
+
+TEST(HelpTest, TestHelpShowsThatTestsDefaults) {
+  const std::string bw = TextOf("write_bw --help", Action::kHelp);
+  EXPECT_TRUE(Contains(bw, "  -s, --size=<size>  Size of message"));
+  EXPECT_TRUE(Contains(bw, "(default 65536)"));
+  EXPECT_TRUE(Contains(bw, "(default 5000)"));
+  EXPECT_TRUE(Contains(bw, "--transport=<shm|tcp>"));
+  EXPECT_TRUE(Contains(bw, "  -q, --qp="));
+  EXPECT_TRUE(Contains(bw, "  -d, --ib-dev=<dev>"));
+
+  const std::string lat = TextOf("write_lat -h", Action::kHelp);
+  EXPECT_TRUE(Contains(lat, "(default 2)"));
+  EXPECT_TRUE(Contains(lat, "(default 1000)"));
+  EXPECT_FALSE(Contains(lat, "--qp="));        // bandwidth only
+  EXPECT_FALSE(Contains(lat, "--post_list"));  // bandwidth only
+  EXPECT_FALSE(Contains(lat, "--outs"));       // read only
+}
+
+TEST(HelpTest, HelpWinsOverOtherProblemsOnTheLine) {
+  EXPECT_FALSE(TextOf("read_bw -s abc --bogus --help", Action::kHelp).empty());
+}
+
+TEST(HelpTest, VersionNamesXferAndPerftest) {
+  for (const char* command : {"--version", "-V", "write_bw -V"}) {
+    const std::string text = TextOf(command, Action::kVersion);
+    EXPECT_TRUE(text.starts_with("xfer ")) << text;
+    EXPECT_TRUE(Contains(text, "6.06")) << text;
+  }
+}
+
+TEST(FlagTableTest, NamesAreUniqueAndRowsComplete) {
+  std::set<char> shorts;
+  std::set<std::string> longs;
+  for (const FlagSpec* spec : AllFlags()) {
+    if (spec->short_name != '\0') {
+      EXPECT_TRUE(shorts.insert(spec->short_name).second) << spec->short_name;
+    }
+    EXPECT_TRUE(longs.insert(std::string(LongName(*spec))).second)
+        << LongName(*spec);
+    EXPECT_FALSE(spec->help.empty()) << LongName(*spec);
+    const bool text_only =
+        LongName(*spec) == "help" || LongName(*spec) == "version";
+    EXPECT_EQ(spec->apply == nullptr, text_only) << LongName(*spec);
+  }
+}
+
+// Every row of the "not supported yet" group is refused by name, in a test
+// of its scope, whatever its value.
+TEST(FlagTableTest, UnsupportedFlagsAreRefusedByName) {
+  for (const FlagSpec* spec : AllFlags()) {
+    if (spec->group != Group::kUnsupported) continue;
+    std::string command = "write_bw --" + std::string(LongName(*spec));
+    if (TakesValue(*spec)) command += " 1";
+    Result<ParsedCommand> parsed = Parse(command + " host");
+    ASSERT_FALSE(parsed.ok()) << command;
+    EXPECT_TRUE(Contains(parsed.status().message(), DisplayName(*spec)))
+        << command << " -> " << parsed.status().message();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Verbs-only flags: validated, then noted as ignored.
+
+TEST(VerbsNotesTest, NoteNamesFlagValueAndTransport) {
+  Result<ParsedCommand> parsed = Parse("write_bw -d mlx5_0 --transport tcp h");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->params.notes.size(), 1u);
+  EXPECT_EQ(parsed->params.notes[0],
+            "-d mlx5_0: RDMA verbs flag; transport tcp has no verbs device, "
+            "ignored");
+}
+
+struct NoteCase {
+  const char* command;
+  const char* note;
+};
+
+// Names the case in test output and ctest.
+void PrintTo(const NoteCase& c, std::ostream* os) { *os << c.command; }
+
+class VerbsNoteTest : public testing::TestWithParam<NoteCase> {};
+
+TEST_P(VerbsNoteTest, IsPresent) {
+  Result<ParsedCommand> parsed = Parse(GetParam().command);
+  ASSERT_TRUE(parsed.ok()) << GetParam().command << ": "
+                           << parsed.status().ToString();
+  EXPECT_TRUE(HasNoteContaining(parsed->params, GetParam().note))
+      << GetParam().command;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags, VerbsNoteTest,
+    testing::Values(
+        NoteCase{"write_bw -x 3 h",
+                 "-x 3: RDMA verbs flag; transports shm and tcp have no"},
+        NoteCase{"write_bw -i 2 h", "-i 2: RDMA verbs flag"},
+        NoteCase{"write_bw -m 4096 h", "-m 4096: RDMA verbs flag"},
+        NoteCase{"write_bw -S 3 h", "-S 3: RDMA verbs flag"},
+        NoteCase{"write_bw -u 20 h", "-u 20: RDMA verbs flag"},
+        NoteCase{"write_bw -I 64 h", "-I 64: RDMA verbs flag"},
+        NoteCase{"read_bw -o 16 h", "-o 16: RDMA verbs flag"},
+        NoteCase{"write_bw -R -T 41 h", "-T 41: RDMA verbs flag"},
+        NoteCase{"write_bw -R h", "-R: RDMA verbs flag"},
+        NoteCase{"write_bw --com_rdma_cm h", "-z: RDMA verbs flag"},
+        NoteCase{"write_bw --tclass 3 h", "--tclass 3: RDMA verbs flag"},
+        NoteCase{"send_bw --use-srq h", "--use-srq: RDMA verbs flag"},
+        NoteCase{"send_bw -c UD --transport shm h",
+                 "-c UD: transport shm has reliable connected (RC)"},
+        NoteCase{"write_lat --report_gbits h",
+                 "--report_gbits: latency tests report no bandwidth"}));
+
+TEST(VerbsNotesTest, ReliableConnectedNeedsNoNote) {
+  Result<ParsedCommand> parsed = Parse("write_bw -c RC h");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(parsed->params.notes.empty());
+}
+
+}  // namespace
+}  // namespace xfer::cli

@@ -1,0 +1,45 @@
+// Helpers for the CLI tests: run ParseCommandLine on a command written as
+// one string, the way a shell would split it on spaces.
+#ifndef XFER_TESTS_CLI_PARSE_TEST_UTIL_H_
+#define XFER_TESTS_CLI_PARSE_TEST_UTIL_H_
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/flags.h"
+
+namespace xfer::cli::testing_util {
+
+// "write_bw -s 64 host" -> {"write_bw", "-s", "64", "host"}.
+inline std::vector<std::string> Split(const std::string& command) {
+  std::istringstream in(command);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// Parses `xfer <words...>`.
+inline Result<ParsedCommand> ParseWords(const std::vector<std::string>& words,
+                                        const ParserConfig& config = {}) {
+  std::vector<const char*> argv{"xfer"};
+  for (const std::string& word : words) argv.push_back(word.c_str());
+  return ParseCommandLine(static_cast<int>(argv.size()), argv.data(), config);
+}
+
+inline Result<ParsedCommand> Parse(const std::string& command,
+                                   const ParserConfig& config = {}) {
+  return ParseWords(Split(command), config);
+}
+
+inline bool HasNoteContaining(const bench::BenchParams& params,
+                              const std::string& part) {
+  for (const std::string& note : params.notes) {
+    if (note.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace xfer::cli::testing_util
+
+#endif  // XFER_TESTS_CLI_PARSE_TEST_UTIL_H_
