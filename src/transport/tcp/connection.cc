@@ -1,0 +1,38 @@
+#include "transport/tcp/connection.h"
+
+#include <utility>
+
+namespace xfer::transport::tcp {
+
+Connection::Connection(StreamSockets sockets, const LocalMemory* local,
+                       std::chrono::milliseconds io_timeout)
+    : incoming_(std::move(sockets.incoming)), local_(local), io_timeout_(io_timeout) {
+  for (auto& socket : sockets.outgoing) {
+    outgoing_.push_back(std::make_unique<OutgoingStream>(std::move(socket)));
+  }
+}
+
+void Connection::Fail(const Status& reason) {
+  {
+    std::lock_guard lock(reason_mu_);
+    if (closed_.load(std::memory_order_relaxed)) return;
+    reason_ = reason.ok() ? Internal("tcp connection failed without a reason") : reason;
+    closed_.store(true, std::memory_order_release);
+  }
+  recv_queue_.Close();
+  // shutdown() leaves the descriptors valid for threads still inside a
+  // call on them; they see EOF or EPIPE and return.
+  for (auto& out : outgoing_) out->socket.Shutdown();
+  for (auto& socket : incoming_) socket.Shutdown();
+}
+
+Status Connection::reason() const {
+  std::lock_guard lock(reason_mu_);
+  return reason_;
+}
+
+Status Connection::ClosedError() const {
+  return ConnectionLost("tcp connection is closed (" + reason().ToString() + ")");
+}
+
+}  // namespace xfer::transport::tcp

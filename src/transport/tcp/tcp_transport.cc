@@ -1,0 +1,45 @@
+#include "transport/tcp/tcp_transport.h"
+
+#include <utility>
+
+#include "transport/tcp/tcp_endpoint.h"
+
+namespace xfer::transport::tcp {
+namespace {
+
+constexpr uint32_t kMaxStreams = 64;
+constexpr int kPreference = 10;
+
+}  // namespace
+
+TcpTransport::TcpTransport() : TcpTransport(TcpOptions{}) {}
+
+TcpTransport::TcpTransport(const TcpOptions& options) : options_(options) {}
+
+Capabilities TcpTransport::capabilities() const {
+  Capabilities caps;
+  caps.one_sided = true;
+  caps.two_sided = true;
+  caps.same_host_only = false;
+  caps.max_streams = kMaxStreams;
+  caps.preference = kPreference;
+  return caps;
+}
+
+Result<std::unique_ptr<Endpoint>> TcpTransport::CreateEndpoint(EndpointSetup& setup) {
+  if (setup.local == nullptr) return InvalidArgument("tcp: no local memory view");
+  auto sockets = EstablishStreams(setup, options_.streams);
+  if (!sockets.ok()) return sockets.status();
+  return std::unique_ptr<Endpoint>(std::make_unique<TcpEndpoint>(std::move(*sockets), setup));
+}
+
+}  // namespace xfer::transport::tcp
+
+namespace xfer::transport {
+
+void RegisterTcpTransport(TransportRegistry& registry) {
+  registry.Add({"tcp", "TCP sockets between any two hosts; one socket pair per stream",
+                [] { return std::make_unique<tcp::TcpTransport>(); }});
+}
+
+}  // namespace xfer::transport
