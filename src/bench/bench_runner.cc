@@ -29,14 +29,47 @@ bool ServerPrintsPeerResults(const BenchParams& p) {
 }
 
 LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
-  return LatencyConfig{step.size, step.params.iterations, is_server, step.params.timeout};
+  LatencyConfig config;
+  config.size = step.size;
+  config.iterations = step.params.iterations;
+  config.duration_s = step.params.duration_s;
+  config.margin_s = step.window.margin_s;
+  config.is_server = is_server;
+  config.timeout = step.params.timeout;
+  if (is_server && step.params.duration_s > 0) {
+    // The client's next out-of-band message (Done) means it has stopped.
+    config.stop = [&step] { return step.session.oob->Readable(); };
+  }
+  return config;
 }
 
-Status ReportLatency(const SizeStep& step, const std::vector<uint64_t>& stamps, bool send_to_peer) {
-  auto result = ComputeLatency(step.size, stamps, RttFactor(step.params.verb));
+// Turns one side's samples into the table row; read_lat's client also sends
+// it to the server, which only waited.
+Status ReportLatency(const SizeStep& step, const LatencySamples& samples, bool send_to_peer) {
+  const int rtt = RttFactor(step.params.verb);
+  if (step.params.duration_s > 0) {
+    auto result = ComputeLatencyDuration(step.size, samples.window_count, samples.window_ns, rtt);
+    if (!result.ok()) return result.status();
+    step.observer.OnLatencyDuration(*result);
+    return send_to_peer ? step.session.oob->SendLatDurationResult(*result) : Status::Ok();
+  }
+  auto result = ComputeLatency(step.size, samples.stamps, rtt);
   if (!result.ok()) return result.status();
   step.observer.OnLatency(*result);
   return send_to_peer ? step.session.oob->SendLatResult(*result) : Status::Ok();
+}
+
+Status ReceivePeerLatency(const SizeStep& step) {
+  if (step.params.duration_s > 0) {
+    auto result = step.session.oob->RecvLatDurationResult();
+    if (!result.ok()) return result.status();
+    step.observer.OnLatencyDuration(*result);
+    return Status::Ok();
+  }
+  auto result = step.session.oob->RecvLatResult();
+  if (!result.ok()) return result.status();
+  step.observer.OnLatency(*result);
+  return Status::Ok();
 }
 
 Status ClientBandwidth(const SizeStep& step) {
@@ -84,7 +117,7 @@ Status ClientLatency(const SizeStep& step) {
   }
   XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
   XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
-  Result<std::vector<uint64_t>> stamps = Internal("not run");
+  Result<LatencySamples> stamps = Internal("not run");
   if (step.params.verb == Verb::kWrite) {
     stamps = RunWriteLatency(step.session, step.layout, config);
   } else {
@@ -132,10 +165,7 @@ Status ServerLatency(const SizeStep& step) {
     if (!stamps.ok()) return stamps.status();
     return ReportLatency(step, *stamps, false);
   }
-  auto result = step.session.oob->RecvLatResult();  // read_lat: the client measures
-  if (!result.ok()) return result.status();
-  step.observer.OnLatency(*result);
-  return Status::Ok();
+  return ReceivePeerLatency(step);  // read_lat: the client measures
 }
 
 Status ServerStep(const SizeStep& step) {

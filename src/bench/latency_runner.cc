@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "bench/duration_tracker.h"
 #include "common/clock.h"
 
 namespace xfer::bench {
@@ -12,6 +14,52 @@ namespace {
 
 constexpr uint32_t kReceiveSlot = 0;
 constexpr uint32_t kSendSlot = 1;
+constexpr uint64_t kSpinsPerCheck = 4096;
+
+uint64_t ToNs(std::chrono::milliseconds ms) { return static_cast<uint64_t>(ms.count()) * 1'000'000; }
+
+bool DurationMode(const LatencyConfig& config) { return config.duration_s > 0; }
+
+// Counts messages in iteration mode, or watches the clock in duration mode.
+class LatencyPacer {
+ public:
+  explicit LatencyPacer(const LatencyConfig& config) : config_(config) {
+    if (DurationMode(config)) {
+      tracker_.emplace(config.duration_s, config.margin_s, NowNs());
+    } else {
+      samples_.stamps.resize(config.iterations);
+    }
+  }
+  // Before sending message `scnt` (0-based): whether to send it, stamping
+  // it in iteration mode.
+  bool BeforeSend(uint64_t scnt) {
+    if (tracker_) {
+      // The server counts its exchanges too, but the client decides the end.
+      const bool go_on = tracker_->Tick(NowNs());
+      return config_.is_server || go_on;
+    }
+    if (scnt >= config_.iterations) return false;
+    samples_.stamps[scnt] = NowNs();
+    return true;
+  }
+  // Whether to wait for answer `rcnt` (1-based) at all.
+  bool ExpectAnswer(uint64_t rcnt) const { return tracker_ || rcnt <= config_.iterations; }
+  bool Done(uint64_t scnt, uint64_t rcnt) const {
+    return !tracker_ && scnt >= config_.iterations && rcnt >= config_.iterations;
+  }
+  LatencySamples Finish() {
+    if (tracker_) {
+      samples_.window_count = tracker_->window_count();
+      samples_.window_ns = tracker_->window_ns();
+    }
+    return std::move(samples_);
+  }
+
+ private:
+  const LatencyConfig& config_;
+  std::optional<DurationTracker> tracker_;
+  LatencySamples samples_;
+};
 
 // Waits for a request this loop owns; on timeout disconnects so the request
 // can be destroyed safely.
@@ -25,15 +73,21 @@ Status WaitOrCancel(Session& session, TransferRequest& request, std::chrono::mil
 }
 
 // Spins until the peer's WRITE has landed sequence number `expected` in the
-// last byte of the receive slot.
-Status AwaitByte(const volatile uint8_t* byte, uint8_t expected, std::chrono::milliseconds timeout,
-                 uint64_t seq) {
+// last byte of the receive slot. Sets `stopped` instead when config.stop
+// says the peer has finished.
+Status AwaitByte(const volatile uint8_t* byte, uint8_t expected, const LatencyConfig& config,
+                 uint64_t seq, bool& stopped) {
   uint64_t spins = 0;
-  const uint64_t give_up = NowNs() + static_cast<uint64_t>(timeout.count()) * 1'000'000;
+  const uint64_t give_up = NowNs() + ToNs(config.timeout);
   while (*byte != expected) {
-    if ((++spins & 4095) == 0 && NowNs() > give_up) {
+    if ((++spins % kSpinsPerCheck) != 0) continue;
+    if (config.stop && config.stop()) {
+      stopped = true;
+      return Status::Ok();
+    }
+    if (NowNs() > give_up) {
       return Timeout(fmt::format("peer's write #{} did not arrive within {} ms", seq,
-                                 timeout.count()));
+                                 config.timeout.count()));
     }
   }
   std::atomic_thread_fence(std::memory_order_acquire);
@@ -46,42 +100,44 @@ void ResetReceiveSlot(Session& session, const BufferLayout& layout, uint64_t siz
   std::memset(session.local_slot(layout, kReceiveSlot), 0, size);
 }
 
-Result<std::vector<uint64_t>> RunWriteLatency(Session& session, const BufferLayout& layout,
-                                              const LatencyConfig& config) {
-  std::vector<uint64_t> stamps(config.iterations);
+Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& layout,
+                                       const LatencyConfig& config) {
+  LatencyPacer pacer(config);
   uint8_t* source = session.local_slot(layout, kSendSlot);
   const volatile uint8_t* poll = session.local_slot(layout, kReceiveSlot) + config.size - 1;
   const TransferEntry entry{source, session.remote_slot(layout, kReceiveSlot), config.size};
   TransferRequest request;
-  for (uint64_t scnt = 0, rcnt = 0; scnt < config.iterations || rcnt < config.iterations;) {
-    if (rcnt < config.iterations && !(scnt < 1 && config.is_server)) {
+  for (uint64_t scnt = 0, rcnt = 0; !pacer.Done(scnt, rcnt);) {
+    if (pacer.ExpectAnswer(rcnt + 1) && !(scnt < 1 && config.is_server)) {
+      bool stopped = false;
       ++rcnt;
-      XFER_RETURN_IF_ERROR(AwaitByte(poll, static_cast<uint8_t>(rcnt), config.timeout, rcnt));
+      XFER_RETURN_IF_ERROR(AwaitByte(poll, static_cast<uint8_t>(rcnt), config, rcnt, stopped));
+      if (stopped) break;
     }
-    if (scnt < config.iterations) {
-      source[config.size - 1] = static_cast<uint8_t>(++scnt);
-      stamps[scnt - 1] = NowNs();
-      XFER_RETURN_IF_ERROR(session.engine->Submit(session.peer, OpCode::kWrite,
-                                                  std::span(&entry, 1), request));
-      XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
+    if (!pacer.BeforeSend(scnt)) {
+      if (DurationMode(config)) break;
+      continue;
     }
+    source[config.size - 1] = static_cast<uint8_t>(++scnt);
+    XFER_RETURN_IF_ERROR(
+        session.engine->Submit(session.peer, OpCode::kWrite, std::span(&entry, 1), request));
+    XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
   }
-  return stamps;
+  return pacer.Finish();
 }
 
-Result<std::vector<uint64_t>> RunReadLatency(Session& session, const BufferLayout& layout,
-                                             const LatencyConfig& config) {
-  std::vector<uint64_t> stamps(config.iterations);
+Result<LatencySamples> RunReadLatency(Session& session, const BufferLayout& layout,
+                                      const LatencyConfig& config) {
+  LatencyPacer pacer(config);
   const TransferEntry entry{session.local_slot(layout, kReceiveSlot),
                             session.remote_slot(layout, kSendSlot), config.size};
   TransferRequest request;
-  for (uint64_t i = 0; i < config.iterations; ++i) {
-    stamps[i] = NowNs();
+  for (uint64_t i = 0; pacer.BeforeSend(i); ++i) {
     XFER_RETURN_IF_ERROR(
         session.engine->Submit(session.peer, OpCode::kRead, std::span(&entry, 1), request));
     XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
   }
-  return stamps;
+  return pacer.Finish();
 }
 
 SendLatency::~SendLatency() {
@@ -99,27 +155,52 @@ Status SendLatency::PostReceive() {
 
 Status SendLatency::PrePost() { return PostReceive(); }
 
-Result<std::vector<uint64_t>> SendLatency::Run() {
-  std::vector<uint64_t> stamps(config_.iterations);
-  const uint8_t* source = session_.local_slot(layout_, kSendSlot);
-  for (uint64_t scnt = 0, rcnt = 0; scnt < config_.iterations || rcnt < config_.iterations;) {
-    if (rcnt < config_.iterations && !(scnt < 1 && !config_.is_server)) {
-      ++rcnt;
-      XFER_RETURN_IF_ERROR(receive_.Wait(config_.timeout));
-      if (receive_.bytes() != config_.size) {
-        return ProtocolError(fmt::format("received {} bytes, expected {}", receive_.bytes(),
-                                         config_.size));
-      }
-      // Re-post before answering, so the peer's next message finds it.
-      if (rcnt < config_.iterations) XFER_RETURN_IF_ERROR(PostReceive());
+// Waits for the posted receive; in duration mode on the server, gives up
+// quietly (stopped = true) once the client has finished.
+Status SendLatency::AwaitReceive(bool& stopped) {
+  const uint64_t give_up = NowNs() + ToNs(config_.timeout);
+  while (!receive_.done()) {
+    (void)receive_.Wait(std::chrono::milliseconds(1));
+    if (receive_.done()) break;
+    if (config_.stop && config_.stop()) {
+      stopped = true;
+      return Status::Ok();
     }
-    if (scnt < config_.iterations) {
-      stamps[scnt++] = NowNs();
-      XFER_RETURN_IF_ERROR(session_.engine->PostSend(session_.peer, source, config_.size, send_));
-      XFER_RETURN_IF_ERROR(send_.Wait(config_.timeout));
+    if (NowNs() > give_up) {
+      return Timeout(fmt::format("no message from the peer within {} ms", config_.timeout.count()));
     }
   }
-  return stamps;
+  XFER_RETURN_IF_ERROR(receive_.Test());
+  if (receive_.bytes() != config_.size) {
+    return ProtocolError(fmt::format("received {} bytes, expected {}", receive_.bytes(), config_.size));
+  }
+  return Status::Ok();
+}
+
+Result<LatencySamples> SendLatency::Run() {
+  LatencyPacer pacer(config_);
+  const uint8_t* source = session_.local_slot(layout_, kSendSlot);
+  bool consumed = false;  // the posted receive was used and must be re-posted
+  for (uint64_t scnt = 0, rcnt = 0; !pacer.Done(scnt, rcnt);) {
+    if (pacer.ExpectAnswer(rcnt + 1) && !(scnt < 1 && !config_.is_server)) {
+      bool stopped = false;
+      ++rcnt;
+      XFER_RETURN_IF_ERROR(AwaitReceive(stopped));
+      if (stopped) break;
+      consumed = true;
+    }
+    if (!pacer.BeforeSend(scnt)) {
+      if (DurationMode(config_)) break;  // the client ends with nothing in flight
+      continue;
+    }
+    // Re-post before answering, so the peer's next message finds a receive.
+    if (consumed && pacer.ExpectAnswer(rcnt + 1)) XFER_RETURN_IF_ERROR(PostReceive());
+    consumed = false;
+    ++scnt;
+    XFER_RETURN_IF_ERROR(session_.engine->PostSend(session_.peer, source, config_.size, send_));
+    XFER_RETURN_IF_ERROR(send_.Wait(config_.timeout));
+  }
+  return pacer.Finish();
 }
 
 }  // namespace xfer::bench

@@ -1,12 +1,14 @@
 // The ping-pong loops of the latency tests, after perftest's
-// run_iter_lat_write, run_iter_lat_send and run_iter_lat (§2.4). Each loop
-// stamps once per message it starts; statistics.h turns the stamps into the
-// table row.
+// run_iter_lat_write, run_iter_lat_send and run_iter_lat (§2.4). Iteration
+// mode stamps once per message started; duration mode (-D) keeps only the
+// count and span of the exchanges inside the sample window, as perftest
+// does (no per-sample array, so no percentiles: issue #80).
 #ifndef XFER_BENCH_LATENCY_RUNNER_H_
 #define XFER_BENCH_LATENCY_RUNNER_H_
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "bench/bench_session.h"
@@ -16,9 +18,20 @@ namespace xfer::bench {
 
 struct LatencyConfig {
   uint64_t size = 2;
-  uint64_t iterations = 1000;
+  uint64_t iterations = 1000;  // iteration mode
+  double duration_s = 0;       // > 0: duration mode
+  double margin_s = 0;
   bool is_server = false;
   std::chrono::milliseconds timeout{10000};
+  // Duration mode, server side: true once the client has finished (its
+  // next out-of-band message is waiting). The client decides when to stop.
+  std::function<bool()> stop;
+};
+
+struct LatencySamples {
+  std::vector<uint64_t> stamps;  // iteration mode: one per message started
+  uint64_t window_count = 0;     // duration mode: exchanges in the window
+  uint64_t window_ns = 0;        //   and the time they took
 };
 
 // Clears this side's receive slot; call before the barrier of each size so
@@ -27,29 +40,31 @@ void ResetReceiveSlot(Session& session, const BufferLayout& layout, uint64_t siz
 
 // write_lat: each side WRITEs `size` bytes into the peer's receive slot, the
 // last byte carrying the 8-bit sequence number, then spins on its own slot's
-// last byte for the peer's answer. The server writes first. Returns one
-// stamp per WRITE posted.
-Result<std::vector<uint64_t>> RunWriteLatency(Session& session, const BufferLayout& layout,
-                                              const LatencyConfig& config);
+// last byte for the peer's answer. The server writes first. In duration
+// mode the client stops right after an answer arrives, so nothing is left
+// in flight towards it.
+Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& layout,
+                                       const LatencyConfig& config);
 
-// read_lat (client only): READ `size` bytes, wait for the completion,
-// repeat. Returns one stamp per READ, plus a final one.
-Result<std::vector<uint64_t>> RunReadLatency(Session& session, const BufferLayout& layout,
-                                             const LatencyConfig& config);
+// read_lat (client only): READ `size` bytes, wait for the completion, repeat.
+Result<LatencySamples> RunReadLatency(Session& session, const BufferLayout& layout,
+                                      const LatencyConfig& config);
 
 // send_lat: the client sends first; each side waits for a receive, re-posts
-// it, and sends. `recv` must have been pre-posted with PrePostLatencyReceive
-// before the barrier.
+// it, and sends. PrePost() must run before the barrier, so the peer's first
+// message finds a receive.
 class SendLatency {
  public:
   SendLatency(Session& session, const BufferLayout& layout, const LatencyConfig& config)
       : session_(session), layout_(layout), config_(config) {}
+  // Cancels (by disconnecting) a receive or send still in flight.
   ~SendLatency();
   Status PrePost();
-  Result<std::vector<uint64_t>> Run();
+  Result<LatencySamples> Run();
 
  private:
   Status PostReceive();
+  Status AwaitReceive(bool& stopped);
   Session& session_;
   const BufferLayout& layout_;
   const LatencyConfig config_;
