@@ -95,6 +95,44 @@ INSTANTIATE_TEST_SUITE_P(
       return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
     });
 
+class CliDurationTest : public ::testing::TestWithParam<Case> {};
+
+// -D counts what lands in the D - 2*margin window: bandwidth tests print one
+// row with no peak, latency tests perftest's average-only table.
+TEST_P(CliDurationTest, LoopbackDurationRunPrintsOneWindowRow) {
+  const auto& [transport, test] = GetParam();
+  ProcessResult run = RunXfer({test, "--loopback", "--transport", transport, "-D", "2", "--timeout",
+                               "10"}, 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto rows = Rows(run.out);
+  ASSERT_EQ(rows.size(), 1u) << run.out;
+  std::istringstream fields(rows[0]);
+  std::vector<double> values;
+  for (double v; fields >> v;) values.push_back(v);
+  if (IsBandwidth(test)) {
+    EXPECT_NE(run.out.find("WARNING: BW peak won't be measured"), std::string::npos) << run.out;
+    ASSERT_EQ(values.size(), 5u);
+    EXPECT_EQ(values[2], 0.0);  // peak
+    EXPECT_GT(values[3], 0.0);  // average
+  } else {
+    EXPECT_NE(run.out.find("t_avg[usec]    tps average"), std::string::npos) << run.out;
+    ASSERT_EQ(values.size(), 4u) << rows[0];
+    EXPECT_GT(values[1], 100.0);  // exchanges in the window
+    EXPECT_GT(values[2], 0.0);    // t_avg
+    // tps and t_avg describe the same window: tps = 10^6 / (rtt * t_avg).
+    const double rtt = test == "read_lat" ? 1.0 : 2.0;
+    EXPECT_NEAR(values[3], 1e6 / (rtt * values[2]), values[3] * 0.01);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Duration, CliDurationTest,
+    ::testing::Values(Case{"shm", "write_bw"}, Case{"tcp", "send_bw"}, Case{"shm", "write_lat"},
+                      Case{"tcp", "write_lat"}, Case{"shm", "read_lat"}, Case{"tcp", "send_lat"}),
+    [](const auto& param_info) {
+      return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
+    });
+
 TEST(CliUsageTest, BadFlagsExitTwoNamingTheFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"write_bw", "-a", "-D", "5"}, "-D"},
