@@ -163,6 +163,18 @@ Status Socket::RecvAll(void* data, size_t length, Deadline deadline) {
   return Status::Ok();
 }
 
+Result<size_t> Socket::RecvSome(void* data, size_t length) {
+  if (!fd_.valid()) return ConnectionLost("socket is closed");
+  for (;;) {
+    ssize_t n = ::recv(fd_.get(), data, length, MSG_DONTWAIT);
+    if (n > 0) return static_cast<size_t>(n);
+    if (n == 0) return ConnectionLost("peer closed the connection");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
+    return ErrnoStatus("recv", errno);
+  }
+}
+
 Status Socket::SendMessage(std::span<const uint8_t> body, Deadline deadline) {
   if (body.size() > UINT32_MAX) return InvalidArgument("message too long");
   uint8_t header[4];

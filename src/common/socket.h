@@ -71,6 +71,9 @@ class Socket {
   Status SendAll(const void* data, size_t length, Deadline deadline);
   Status SendAllv(std::span<iovec> iov, Deadline deadline);  // iov is consumed
   Status RecvAll(void* data, size_t length, Deadline deadline);
+  // Reads whatever is waiting, up to `length`, without blocking: 0 when
+  // nothing is. EOF is kConnectionLost.
+  Result<size_t> RecvSome(void* data, size_t length);
 
   // Length-prefixed message (u32 little-endian length, then bytes), for the
   // control and OOB channels. RecvMessage rejects a length above max_length

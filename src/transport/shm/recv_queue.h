@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "transport/fifo_ring.h"
 #include "xfer/transfer.h"
 
 namespace xfer::transport::shm {
@@ -18,50 +19,29 @@ struct PostedRecv {
   TransferRequest* request = nullptr;
 };
 
-// A ring that allocates only when it grows past its largest size so far, so
-// that posting receives in steady state allocates nothing (std::deque would
-// allocate a block every few dozen posts). Not thread-safe: the channel
-// guards it with its mutex.
+// The posted receives, oldest first. Steady-state posting allocates nothing
+// (FifoRing reuses its slots). Not thread-safe: the channel guards it with
+// its mutex.
 class RecvQueue {
  public:
-  bool empty() const { return size_ == 0; }
-  size_t size() const { return size_; }
+  bool empty() const { return ring_.empty(); }
+  size_t size() const { return ring_.size(); }
 
   // REQUIRES: !empty().
-  const PostedRecv& front() const { return slots_[head_]; }
-  void pop_front() {
-    head_ = (head_ + 1) % slots_.size();
-    --size_;
-  }
-
-  void push_back(const PostedRecv& recv) {
-    if (size_ == slots_.size()) Grow();
-    slots_[(head_ + size_) % slots_.size()] = recv;
-    ++size_;
-  }
+  const PostedRecv& front() const { return ring_.front(); }
+  void pop_front() { ring_.PopFront(); }
+  void push_back(const PostedRecv& recv) { ring_.Push(recv); }
 
   // Removes and returns every entry, oldest first.
   std::vector<PostedRecv> TakeAll() {
     std::vector<PostedRecv> all;
-    all.reserve(size_);
-    while (!empty()) {
-      all.push_back(front());
-      pop_front();
-    }
+    all.reserve(ring_.size());
+    while (!ring_.empty()) all.push_back(ring_.PopFront());
     return all;
   }
 
  private:
-  void Grow() {
-    std::vector<PostedRecv> bigger(slots_.empty() ? 64 : slots_.size() * 2);
-    for (size_t i = 0; i < size_; ++i) bigger[i] = slots_[(head_ + i) % slots_.size()];
-    slots_ = std::move(bigger);
-    head_ = 0;
-  }
-
-  std::vector<PostedRecv> slots_;
-  size_t head_ = 0;
-  size_t size_ = 0;
+  FifoRing<PostedRecv> ring_;
 };
 
 }  // namespace xfer::transport::shm

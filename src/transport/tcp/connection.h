@@ -12,7 +12,7 @@
 
 #include "common/socket.h"
 #include "transport/local_memory.h"
-#include "transport/tcp/fifo_ring.h"
+#include "transport/fifo_ring.h"
 #include "transport/tcp/frame.h"
 #include "transport/tcp/recv_queue.h"
 #include "transport/tcp/stream_setup.h"

@@ -24,20 +24,10 @@ Result<bool> FrameReader::Fill() {
     begin_ = 0;
   }
   if (end_ == buffer_.size()) return true;
-  // Socket has no "read what is there" call, so recv() directly, with
-  // Socket's error mapping.
-  ssize_t n = ::recv(socket_.fd(), buffer_.data() + end_, buffer_.size() - end_, MSG_DONTWAIT);
-  if (n > 0) {
-    end_ += static_cast<size_t>(n);
-    return true;
-  }
-  if (n == 0) return ConnectionLost("peer closed the connection");
-  int err = errno;
-  if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) return false;
-  if (err == ECONNRESET || err == EPIPE || err == ENOTCONN) {
-    return ConnectionLost(ErrnoMessage("recv", err));
-  }
-  return IoError(ErrnoMessage("recv", err));
+  auto got = socket_.RecvSome(buffer_.data() + end_, buffer_.size() - end_);
+  if (!got.ok()) return got.status();
+  end_ += *got;
+  return *got > 0;
 }
 
 Result<std::optional<FrameHeader>> FrameReader::Next() {

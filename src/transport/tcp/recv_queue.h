@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "common/clock.h"
-#include "transport/tcp/fifo_ring.h"
+#include "transport/fifo_ring.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
 

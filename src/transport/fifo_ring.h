@@ -1,15 +1,15 @@
-// A growable ring buffer used as a FIFO: the in-flight records of one socket
-// and the posted receives. Pushing reuses slots, so steady-state traffic
+// A growable ring buffer used as a FIFO by the transports: in-flight records,
+// posted receives. Pushing reuses slots, so steady-state traffic
 // allocates nothing; the storage doubles only when the queue outgrows it.
-#ifndef XFER_TRANSPORT_TCP_FIFO_RING_H_
-#define XFER_TRANSPORT_TCP_FIFO_RING_H_
+#ifndef XFER_TRANSPORT_FIFO_RING_H_
+#define XFER_TRANSPORT_FIFO_RING_H_
 
 #include <cassert>
 #include <cstddef>
 #include <utility>
 #include <vector>
 
-namespace xfer::transport::tcp {
+namespace xfer::transport {
 
 // Not thread-safe: the owner guards it with its own mutex.
 // REQUIRES: T is default-constructible and copyable.
@@ -56,6 +56,6 @@ class FifoRing {
   size_t count_ = 0;
 };
 
-}  // namespace xfer::transport::tcp
+}  // namespace xfer::transport
 
-#endif  // XFER_TRANSPORT_TCP_FIFO_RING_H_
+#endif  // XFER_TRANSPORT_FIFO_RING_H_
