@@ -38,6 +38,7 @@ struct BenchParams {
                                 // rules of §2.3 treat it differently)
   uint32_t post_list = 1;       // -l: entries per submitted batch
   uint32_t rx_depth = 512;      // -r: posted receives (send tests)
+  bool bidirectional = false;   // -b: both sides post (write_bw, read_bw)
   bool no_peak = false;         // -N (or forced by the rules of §2.3)
   bool cpu_freq_warning_off = false;  // -F
   BwUnits units = BwUnits::kMiBps;    // --report_gbits

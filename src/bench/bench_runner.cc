@@ -25,7 +25,8 @@ struct SizeStep {
 };
 
 bool ServerPrintsPeerResults(const BenchParams& p) {
-  return p.verb != Verb::kSend && !(p.verb == Verb::kWrite && p.kind == Kind::kLatency);
+  return p.verb != Verb::kSend && !p.bidirectional &&
+         !(p.verb == Verb::kWrite && p.kind == Kind::kLatency);
 }
 
 LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
@@ -72,11 +73,15 @@ Status ReceivePeerLatency(const SizeStep& step) {
   return Status::Ok();
 }
 
-Status ClientBandwidth(const SizeStep& step) {
+// One side's bandwidth loop at this size. The other side either waits (a
+// heartbeat keeps it from timing out), receives (send_bw), or runs the same
+// loop towards us (-b).
+Result<BwResult> MeasureBandwidth(const SizeStep& step) {
   BwRunConfig config;
   config.size = step.size;
   config.iterations = step.params.iterations;
   config.streams = step.session.peer_info.streams;
+  config.remote_slot_base = step.params.bidirectional ? config.streams : 0;
   config.tx_depth = step.settings.tx_depth;
   config.cq_mod = step.settings.cq_mod;
   config.post_list = step.params.post_list;
@@ -89,15 +94,36 @@ Status ClientBandwidth(const SizeStep& step) {
                           : OneSidedPost(step.session, step.params.verb == Verb::kWrite
                                                            ? OpCode::kWrite
                                                            : OpCode::kRead);
+  OobHeartbeat alive(*step.session.oob, step.params.verb != Verb::kSend);
+  return RunBandwidthLoop(step.session, step.layout, config, post);
+}
+
+// perftest's duplex report: each side prints local + remote bandwidth and
+// message rate; #iterations stays the local count.
+BwResult SumBidirectional(const BwResult& local, const BwResult& remote) {
+  BwResult sum = local;
+  sum.peak_bytes_per_s += remote.peak_bytes_per_s;
+  sum.avg_bytes_per_s += remote.avg_bytes_per_s;
+  sum.msg_rate_mpps += remote.msg_rate_mpps;
+  return sum;
+}
+
+// -b: both sides measured; swap results (client first) and print the sum.
+Status ReportBidirectional(const SizeStep& step, const BwResult& local, bool server) {
+  if (!server) XFER_RETURN_IF_ERROR(step.session.oob->SendBwResult(local));
+  auto remote = step.session.oob->RecvBwResult();
+  if (!remote.ok()) return remote.status();
+  if (server) XFER_RETURN_IF_ERROR(step.session.oob->SendBwResult(local));
+  step.observer.OnBandwidth(SumBidirectional(local, *remote));
+  return Status::Ok();
+}
+
+Status ClientBandwidth(const SizeStep& step) {
   XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
   XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
-  Result<BwResult> result = Internal("not run");
-  {
-    // The send_bw server measures itself; the others only wait for us.
-    OobHeartbeat alive(*step.session.oob, step.params.verb != Verb::kSend);
-    result = RunBandwidthLoop(step.session, step.layout, config, post);
-  }
+  auto result = MeasureBandwidth(step);
   if (!result.ok()) return result.status();
+  if (step.params.bidirectional) return ReportBidirectional(step, *result, false);
   step.observer.OnBandwidth(*result);
   if (step.params.verb == Verb::kSend) return Status::Ok();
   return step.session.oob->SendBwResult(*result);
@@ -173,6 +199,11 @@ Status ServerStep(const SizeStep& step) {
   if (step.params.verb == Verb::kSend) return ServerSendBandwidth(step);
   XFER_RETURN_IF_ERROR(step.session.oob->RecvBarrier(step.index));
   XFER_RETURN_IF_ERROR(step.session.oob->SendBarrier(step.index));
+  if (step.params.bidirectional) {
+    auto local = MeasureBandwidth(step);
+    if (!local.ok()) return local.status();
+    return ReportBidirectional(step, *local, true);
+  }
   auto result = step.session.oob->RecvBwResult();
   if (!result.ok()) return result.status();
   step.observer.OnBandwidth(*result);

@@ -48,7 +48,9 @@ uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 BufferLayout LayoutFor(const BenchParams& params) {
   // Latency tests need two slots on each side: the peer writes into slot 0
   // while this side sends from slot 1 (perftest's receive and send halves).
-  const uint32_t slots = params.kind == Kind::kLatency ? 2 : params.qps;
+  // Bidirectional runs need separate source and destination slots too.
+  const uint32_t slots =
+      params.kind == Kind::kLatency ? 2 : (params.bidirectional ? 2 * params.qps : params.qps);
   return BufferLayout(MaxSize(params), slots);
 }
 

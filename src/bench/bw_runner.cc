@@ -76,7 +76,7 @@ Status BandwidthLoop::PostOne(uint32_t q) {
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t offset = BufferLayout::MessageOffset(config_.size, s.posted + i);
     batch_[i].local = session_.local_slot(layout_, q) + offset;
-    batch_[i].remote = session_.remote_slot(layout_, q) + offset;
+    batch_[i].remote = session_.remote_slot(layout_, config_.remote_slot_base + q) + offset;
     batch_[i].length = config_.size;
   }
   if (config_.peak && !duration_mode()) posted_ns_[total_posted_] = NowNs();

@@ -24,6 +24,9 @@ struct BwRunConfig {
   uint64_t size = 0;
   uint64_t iterations = 0;    // per stream; ignored in duration mode
   uint32_t streams = 1;
+  // Stream q targets the peer's slot remote_slot_base + q (-b keeps the
+  // peer's sources, slots 0..q-1, apart from what this side writes).
+  uint32_t remote_slot_base = 0;
   uint32_t tx_depth = 128;
   uint32_t cq_mod = 1;
   uint32_t post_list = 1;

@@ -58,6 +58,7 @@ RunSetup MakeRunSetup(const BenchParams& params, uint64_t buffer_address, uint64
   s.verb = params.verb;
   s.kind = params.kind;
   s.all_sizes = params.all_sizes;
+  s.bidirectional = params.bidirectional;
   s.size = params.all_sizes ? 0 : params.size;
   s.iterations = params.duration_s > 0 ? 0 : params.iterations;
   s.duration_ms = static_cast<uint64_t>(params.duration_s * 1000.0);
@@ -79,6 +80,9 @@ std::string CompareSetups(const RunSetup& server, const RunSetup& client) {
                        client.kind == Kind::kBandwidth ? "bw" : "lat");
   }
   if (server.all_sizes != client.all_sizes) return differ("-a/--all", server.all_sizes, client.all_sizes);
+  if (server.bidirectional != client.bidirectional) {
+    return differ("-b/--bidirectional", server.bidirectional, client.bidirectional);
+  }
   if (server.size != client.size) return differ("-s/--size", server.size, client.size);
   if (server.duration_ms != client.duration_ms) {
     return differ("-D/--duration [ms]", server.duration_ms, client.duration_ms);
@@ -122,6 +126,7 @@ Status OobChannel::SendSetup(const RunSetup& s) {
   w.U8(static_cast<uint8_t>(s.verb));
   w.U8(static_cast<uint8_t>(s.kind));
   w.U8(s.all_sizes ? 1 : 0);
+  w.U8(s.bidirectional ? 1 : 0);
   w.U64(s.size);
   w.U64(s.iterations);
   w.U64(s.duration_ms);
@@ -137,16 +142,19 @@ Result<RunSetup> OobChannel::RecvSetup() {
   if (!body.ok()) return body.status();
   WireReader r(*body);
   RunSetup s;
-  uint8_t verb = 0, kind = 0, all = 0;
+  uint8_t verb = 0, kind = 0, all = 0, duplex = 0;
   XFER_RETURN_IF_ERROR(r.U8(verb));
   XFER_RETURN_IF_ERROR(r.U8(kind));
   XFER_RETURN_IF_ERROR(r.U8(all));
-  if (verb > static_cast<uint8_t>(Verb::kSend) || kind > static_cast<uint8_t>(Kind::kLatency) || all > 1) {
+  XFER_RETURN_IF_ERROR(r.U8(duplex));
+  if (verb > static_cast<uint8_t>(Verb::kSend) || kind > static_cast<uint8_t>(Kind::kLatency) ||
+      all > 1 || duplex > 1) {
     return ProtocolError("out-of-band setup names an unknown test");
   }
   s.verb = static_cast<Verb>(verb);
   s.kind = static_cast<Kind>(kind);
   s.all_sizes = all == 1;
+  s.bidirectional = duplex == 1;
   XFER_RETURN_IF_ERROR(r.U64(s.size));
   XFER_RETURN_IF_ERROR(r.U64(s.iterations));
   XFER_RETURN_IF_ERROR(r.U64(s.duration_ms));

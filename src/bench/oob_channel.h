@@ -36,6 +36,7 @@ struct RunSetup {
   Verb verb = Verb::kWrite;
   Kind kind = Kind::kBandwidth;
   bool all_sizes = false;
+  bool bidirectional = false;
   uint64_t size = 0;
   uint64_t iterations = 0;
   uint64_t duration_ms = 0;

@@ -174,8 +174,6 @@ constexpr FlagSpec kCompatFlags[] = {
     // perftest flags xfer does not implement yet.
     {'A', "atomic_type", "<type>", S::kAll, G::kUnsupported,
      "Atomic operation type (atomic tests)", nullptr, RejectUnsupported},
-    {'b', "bidirectional", "", S::kBandwidth, G::kUnsupported,
-     "Measure bidirectional bandwidth", nullptr, RejectUnsupported},
     {'C', "report-cycles", "", S::kAll, G::kUnsupported,
      "Report times in cpu cycle units", nullptr, RejectUnsupported},
     {'e', "events", "", S::kAll, G::kUnsupported, "Sleep on CQ events", nullptr,

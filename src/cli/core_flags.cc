@@ -58,6 +58,17 @@ Status ApplyRxDepth(const FlagSpec& spec, std::string_view value,
   return Status::Ok();
 }
 
+// Two-sided duplex would need a sending and a receiving loop on each side at
+// once; until then send_bw refuses -b rather than measure something else.
+Status SetBidirectional(const FlagSpec& spec, std::string_view, ParseState& state) {
+  if (state.test->verb == bench::Verb::kSend) {
+    return InvalidArgument(fmt::format("{}: send_bw does not support bidirectional runs yet",
+                                       DisplayName(spec)));
+  }
+  state.params.bidirectional = true;
+  return Status::Ok();
+}
+
 Status ApplyReportGbits(const FlagSpec& spec, std::string_view,
                         ParseState& state) {
   state.params.units = bench::BwUnits::kGbps;
@@ -162,6 +173,9 @@ constexpr FlagSpec kCoreFlags[] = {
     {'n', "iters", "<iters>", S::kAll, G::kPerftest,
      "Number of exchanges (at least 5; per QP)", DefaultIters,
      SetInteger<&BenchParams::iterations, 5, 100000000>},
+    {'b', "bidirectional", "", S::kBandwidth, G::kPerftest,
+     "Measure bidirectional bandwidth (write_bw, read_bw; default unidirectional)",
+     nullptr, SetBidirectional},
     {'N', "noPeak", "", S::kBandwidth, G::kPerftest,
      "Cancel peak-bw calculation (default with peak up to iters=20000)",
      nullptr, SetTrue<&BenchParams::no_peak>},

@@ -11,6 +11,7 @@ ConsoleReporter::ConsoleReporter(const bench::BenchParams& params, std::FILE* ou
   info_.kind = params.kind;
   info_.role = params.role;
   info_.units = params.units;
+  info_.bidirectional = params.bidirectional;
   info_.duration_s = params.duration_s;
 }
 

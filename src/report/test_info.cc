@@ -22,6 +22,7 @@ TestInfo MakeTestInfo(const bench::BenchParams& params,
   info.post_list = params.post_list;
   info.rx_depth = settings.rx_depth;
   info.units = params.units;
+  info.bidirectional = params.bidirectional;
   info.duration_s = params.duration_s;
   return info;
 }
@@ -42,6 +43,7 @@ std::string TestTitle(const TestInfo& info) {
   std::string title(VerbName(info.verb));
   title += ' ';
   if (info.kind == Kind::kBandwidth) {
+    if (info.bidirectional) title += "Bidirectional ";
     if (info.post_list > 1) title += "Post List ";
     title += "BW ";
   } else {

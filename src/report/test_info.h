@@ -27,6 +27,7 @@ struct TestInfo {
   uint32_t cq_mod = 0;    // effective (EffectiveSettings::cq_mod)
   uint32_t post_list = 1;
   uint32_t rx_depth = 0;  // effective (EffectiveSettings::rx_depth)
+  bool bidirectional = false;  // -b
   bench::BwUnits units = bench::BwUnits::kMiBps;
   double duration_s = 0;  // -D; 0 = iteration mode
 };

@@ -252,9 +252,9 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_bw -a -D 5", "-a/--all cannot be combined with -D"},
         ErrorCase{"write_lat -q 2", "-q/--qp: only for bandwidth tests"},
         ErrorCase{"write_lat -b", "-b/--bidirectional: only for bandwidth"},
-        ErrorCase{"write_bw -b",
-                  "-b/--bidirectional: perftest flag not "
-                  "supported by xfer yet"},
+        ErrorCase{"send_bw -b",
+                  "-b/--bidirectional: send_bw does not support bidirectional"},
+        ErrorCase{"write_bw -e", "-e/--events: perftest flag not supported by xfer yet"},
         ErrorCase{"write_lat -N", "-N/--noPeak: only for bandwidth tests"},
         ErrorCase{"send_lat -l 2", "-l/--post_list: only for bandwidth"},
         ErrorCase{"write_bw -r 8", "-r/--rx-depth"},

@@ -95,6 +95,44 @@ INSTANTIATE_TEST_SUITE_P(
       return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
     });
 
+class CliBidirectionalTest : public ::testing::TestWithParam<Case> {};
+
+// -b: both sides post; each prints local + remote, so the two rows agree.
+TEST_P(CliBidirectionalTest, BothSidesPrintTheSameSum) {
+  const auto& [transport, test] = GetParam();
+  const std::string port = std::to_string(FreePort());
+  const std::vector<std::string> common = {test, "-b", "--transport", transport, "-p", port,
+                                           "-n", "300", "--timeout", "10"};
+  Process server(common);
+  auto client_args = common;
+  client_args.push_back("127.0.0.1");
+  ProcessResult client = RunXfer(client_args, 60s);
+  ProcessResult served = server.Wait(20s);
+  ASSERT_EQ(client.exit_code, 0) << client.err;
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_NE(client.out.find("Bidirectional BW Test"), std::string::npos) << client.out;
+  const auto client_rows = Rows(client.out);
+  const auto server_rows = Rows(served.out);
+  ASSERT_EQ(client_rows.size(), 1u);
+  ASSERT_EQ(server_rows.size(), 1u);
+  auto tail = [](const std::string& row) {  // everything after #bytes and #iterations
+    std::istringstream in(row);
+    std::string a, b, rest;
+    in >> a >> b;
+    std::getline(in, rest);
+    return rest;
+  };
+  EXPECT_EQ(tail(client_rows[0]), tail(server_rows[0]));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Duplex, CliBidirectionalTest,
+    ::testing::Values(Case{"shm", "write_bw"}, Case{"tcp", "write_bw"}, Case{"shm", "read_bw"},
+                      Case{"tcp", "read_bw"}),
+    [](const auto& param_info) {
+      return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
+    });
+
 class CliDurationTest : public ::testing::TestWithParam<Case> {};
 
 // -D counts what lands in the D - 2*margin window: bandwidth tests print one
