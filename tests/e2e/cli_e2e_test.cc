@@ -197,6 +197,24 @@ TEST(CliUsageTest, VerbsOnlyFlagIsAcceptedWithANote) {
   EXPECT_NE(run.err.find("-d"), std::string::npos) << run.err;
 }
 
+// 2 MiB hugepages work when the host has them reserved (.ci/run reserves
+// some); otherwise the run fails saying what to do, not with a bare errno.
+TEST(CliUsageTest, HugepagesRunOrExplainHowToReserveThem) {
+  std::ifstream meminfo("/proc/meminfo");
+  long free_pages = 0;
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("HugePages_Free:", 0) == 0) free_pages = std::stol(line.substr(15));
+  }
+  ProcessResult run = RunXfer({"write_bw", "--loopback", "--use_hugepages", "-n", "200"}, 60s);
+  if (free_pages >= 4) {  // one 2 MiB page per side, with room to spare
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(Rows(run.out).size(), 1u);
+  } else {
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("nr_hugepages"), std::string::npos) << run.err;
+  }
+}
+
 TEST(CliFailureTest, MismatchedFlagsAreRefusedOnBothSides) {
   const std::string port = std::to_string(FreePort());
   Process server({"write_bw", "-p", port, "-s", "1024", "--timeout", "5"});
