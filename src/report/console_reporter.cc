@@ -6,14 +6,7 @@
 namespace xfer::report {
 
 ConsoleReporter::ConsoleReporter(const bench::BenchParams& params, std::FILE* out)
-    : params_(params), out_(out) {
-  info_.verb = params.verb;
-  info_.kind = params.kind;
-  info_.role = params.role;
-  info_.units = params.units;
-  info_.bidirectional = params.bidirectional;
-  info_.duration_s = params.duration_s;
-}
+    : params_(params), out_(out) {}
 
 void ConsoleReporter::Print(const std::string& text) {
   std::fputs(text.c_str(), out_);
@@ -25,13 +18,7 @@ void ConsoleReporter::OnNotice(const std::string& line) { Print(line + "\n"); }
 void ConsoleReporter::OnWaitingForClient() { Print(ServerBanner()); }
 
 void ConsoleReporter::OnStart(const bench::RunInfo& run) {
-  info_.transport = run.transport;
-  info_.qps = run.qps;
-  info_.tx_depth = run.tx_depth;
-  info_.cq_mod = run.cq_mod;
-  info_.post_list = run.post_list;
-  info_.rx_depth = run.rx_depth;
-  started_ = true;
+  info_ = MakeTestInfo(params_, run);
   Print(TestHeader(info_));
 }
 
@@ -71,7 +58,9 @@ void ConsoleReporter::Finish() {
 }
 
 Status ConsoleReporter::WriteJson(const std::string& path) const {
-  if (path.empty()) return Status::Ok();
+  // Nothing measured (the run failed before its first row): no file, rather
+  // than a document that looks like a run.
+  if (path.empty() || (bw_.empty() && lat_.empty() && lat_duration_.empty())) return Status::Ok();
   nlohmann::json document;
   if (params_.kind == bench::Kind::kBandwidth) {
     document = BwJsonReport(info_, bw_);

@@ -30,8 +30,8 @@ class ConsoleReporter final : public bench::BenchObserver {
   // Closes the table (the final dashed line) if rows were printed.
   void Finish();
 
-  // Writes every row seen to `path` (no-op for an empty path). Errors: the
-  // file could not be written, naming the path.
+  // Writes every row seen to `path`; a no-op for an empty path or when no
+  // row was measured. Errors: the file could not be written, naming it.
   Status WriteJson(const std::string& path) const;
 
  private:
@@ -40,8 +40,7 @@ class ConsoleReporter final : public bench::BenchObserver {
 
   const bench::BenchParams params_;
   std::FILE* out_;
-  TestInfo info_;
-  bool started_ = false;
+  TestInfo info_;  // set by OnStart
   bool table_open_ = false;
   std::vector<bench::BwResult> bw_;
   std::vector<bench::LatResult> lat_;

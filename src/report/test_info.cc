@@ -1,6 +1,5 @@
 #include "report/test_info.h"
 
-#include <utility>
 
 namespace xfer::report {
 
@@ -8,19 +7,17 @@ using bench::Kind;
 using bench::Role;
 using bench::Verb;
 
-TestInfo MakeTestInfo(const bench::BenchParams& params,
-                      const bench::EffectiveSettings& settings,
-                      std::string transport) {
+TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& run) {
   TestInfo info;
   info.verb = params.verb;
   info.kind = params.kind;
   info.role = params.role;
-  info.transport = std::move(transport);
-  info.qps = params.qps;
-  info.tx_depth = settings.tx_depth;
-  info.cq_mod = settings.cq_mod;
-  info.post_list = params.post_list;
-  info.rx_depth = settings.rx_depth;
+  info.transport = run.transport;
+  info.qps = run.qps;
+  info.tx_depth = run.tx_depth;
+  info.cq_mod = run.cq_mod;
+  info.post_list = run.post_list;
+  info.rx_depth = run.rx_depth;
   info.units = params.units;
   info.bidirectional = params.bidirectional;
   info.duration_s = params.duration_s;

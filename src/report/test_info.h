@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "bench/bench_params.h"
-#include "bench/statistics.h"
+#include "bench/observer.h"
 
 namespace xfer::report {
 
@@ -32,11 +32,10 @@ struct TestInfo {
   double duration_s = 0;  // -D; 0 = iteration mode
 };
 
-// Combines the CLI's params, the rule-adjusted settings and the name of the
-// transport the engine picked (params.transport may be empty).
-TestInfo MakeTestInfo(const bench::BenchParams& params,
-                      const bench::EffectiveSettings& settings,
-                      std::string transport);
+// The header of a run: what the CLI asked for, with what the run settled on
+// once connected (the transport the engine picked, the streams it granted,
+// the depths after perftest's rules).
+TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& run);
 
 // perftest's testsStr[verb]: "RDMA_Write", "RDMA_Read" or "Send".
 std::string_view VerbName(bench::Verb verb);

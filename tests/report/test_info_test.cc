@@ -9,7 +9,7 @@ using bench::Kind;
 using bench::Role;
 using bench::Verb;
 
-TEST(TestInfo, MakeTestInfoTakesEffectiveSettingsNotRawFlags) {
+TEST(TestInfo, MakeTestInfoTakesWhatTheRunSettledOnNotRawFlags) {
   bench::BenchParams params;
   params.verb = Verb::kSend;
   params.role = Role::kServer;
@@ -20,11 +20,14 @@ TEST(TestInfo, MakeTestInfoTakesEffectiveSettingsNotRawFlags) {
   params.rx_depth = 511;
   params.units = bench::BwUnits::kGbps;
   params.duration_s = 10;
-  bench::EffectiveSettings settings;
-  settings.tx_depth = 64;
-  settings.cq_mod = 2;
-  settings.rx_depth = 512;
-  const TestInfo info = MakeTestInfo(params, settings, "tcp");
+  bench::RunInfo run;
+  run.transport = "tcp";
+  run.qps = 3;
+  run.tx_depth = 64;
+  run.cq_mod = 2;
+  run.post_list = 2;
+  run.rx_depth = 512;
+  const TestInfo info = MakeTestInfo(params, run);
   EXPECT_EQ(info.verb, Verb::kSend);
   EXPECT_EQ(info.role, Role::kServer);
   EXPECT_EQ(info.transport, "tcp");
