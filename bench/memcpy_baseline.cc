@@ -26,7 +26,7 @@ void BM_Memcpy(benchmark::State& state) {
   std::free(dst);
 }
 
-BENCHMARK(BM_Memcpy)->Arg(64 << 10)->Arg(1 << 20)->MinTime(1.0);
+BENCHMARK(BM_Memcpy)->Arg(64 << 10)->Arg(1 << 20);
 
 }  // namespace
 

@@ -26,10 +26,9 @@ class RequestAccess {
   // the request (release store: its data is visible to whoever sees done()).
   static void FinishPart(TransferRequest& request, const Status& status, size_t bytes);
 
-  // Finishes a single-part request in one call.
-  static void Complete(TransferRequest& request, const Status& status, size_t bytes) {
-    FinishPart(request, status, bytes);
-  }
+  // Finishes a request started with one part: no read-modify-write on the
+  // success path, since nobody else can be finishing it.
+  static void Complete(TransferRequest& request, const Status& status, size_t bytes);
 };
 
 }  // namespace xfer::internal

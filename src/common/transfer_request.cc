@@ -69,5 +69,17 @@ void RequestAccess::FinishPart(TransferRequest& request, const Status& status, s
   }
 }
 
+void RequestAccess::Complete(TransferRequest& request, const Status& status, size_t bytes) {
+  assert(request.pending_parts_.load(std::memory_order_relaxed) == 1);
+  if (!status.ok()) {
+    std::lock_guard lock(request.error_mu_);
+    request.error_ = status;
+    request.failed_.store(true, std::memory_order_release);
+  }
+  request.bytes_.store(bytes, std::memory_order_relaxed);
+  request.pending_parts_.store(0, std::memory_order_relaxed);
+  request.state_.store(TransferRequest::kDone, std::memory_order_release);
+}
+
 }  // namespace internal
 }  // namespace xfer

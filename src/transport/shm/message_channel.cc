@@ -43,13 +43,20 @@ Status MessageChannel::failure() const {
   return failure_;
 }
 
-void MessageChannel::Fail(const Status& why) {
+bool MessageChannel::MarkFailed(const Status& why) {
+  bool first = false;
   {
     std::lock_guard lock(mu_);
+    first = !broken_.load(std::memory_order_relaxed);
     if (failure_.ok()) failure_ = closing_ ? ConnectionClosed() : why;
     broken_.store(true, std::memory_order_release);
   }
   cv_.notify_all();
+  return first;
+}
+
+void MessageChannel::Fail(const Status& why) {
+  MarkFailed(why);
   socket_.Shutdown();
 }
 
@@ -81,8 +88,11 @@ void MessageChannel::Run() {
   // Tell the peer why, unless it told us, is gone, or someone else already
   // failed the connection (maybe mid-frame): its posts then report our
   // reason (say, no receive posted) rather than a bare EOF.
-  if (!peer_aborted && !broken() && why.code() != StatusCode::kConnectionLost) SendAbort(why);
-  Fail(why);
+  // Broken before the peer can hear of it: once the peer reads our abort,
+  // every post on this side already fails.
+  const bool first = MarkFailed(why);
+  if (first && !peer_aborted && why.code() != StatusCode::kConnectionLost) SendAbort(why);
+  socket_.Shutdown();
   std::vector<PostedRecv> failed;
   {
     std::lock_guard lock(mu_);

@@ -83,7 +83,10 @@ class MessageChannel {
   Status WriteFrame(uint32_t type, const void* data, uint64_t length);
   void SendAbort(const Status& why);
   void Run();
-  // Records the first failure and shuts the socket down.
+  // Records the failure (the first one wins) and wakes waiters; true when
+  // this call broke the channel.
+  bool MarkFailed(const Status& why);
+  // MarkFailed, then shuts the socket down.
   // REQUIRES: the socket's fd stays open for the call: called from the
   // progress thread, from Close(), or with send_mu_ held.
   void Fail(const Status& why);
