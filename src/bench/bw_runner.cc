@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/cycle_clock.h"
 #include "bench/request_ring.h"
 #include "bench/statistics.h"
 #include "common/clock.h"
@@ -58,8 +59,11 @@ class BandwidthLoop {
   const PostFn& post_;
   std::vector<StreamState> streams_;
   std::vector<TransferEntry> batch_;
-  std::vector<uint64_t> posted_ns_;     // perftest's tposted
-  std::vector<uint64_t> completed_ns_;  // perftest's tcompleted
+  // perftest's tposted / tcompleted: cycles while peak stamps are taken,
+  // nanoseconds once Run() has converted them.
+  std::vector<uint64_t> posted_ns_;
+  std::vector<uint64_t> completed_ns_;
+  CycleCalibration calibration_;
   uint64_t total_posted_ = 0;           // totscnt
   uint64_t total_reaped_ = 0;           // totccnt
   Phase phase_ = Phase::kWarmup;
@@ -79,7 +83,7 @@ Status BandwidthLoop::PostOne(uint32_t q) {
     batch_[i].remote = session_.remote_slot(layout_, config_.remote_slot_base + q) + offset;
     batch_[i].length = config_.size;
   }
-  if (config_.peak && !duration_mode()) posted_ns_[total_posted_] = NowNs();
+  if (config_.peak && !duration_mode()) posted_ns_[total_posted_] = ReadCycles();
   XFER_RETURN_IF_ERROR(post_(std::span(batch_.data(), count), s.ring.next_to_post(), q));
   s.ring.MarkPosted();
   s.posted += count;
@@ -99,7 +103,7 @@ Status BandwidthLoop::Reap(uint32_t q) {
     const uint64_t step = std::min<uint64_t>(config_.cq_mod, s.done - s.reaped);
     s.reaped += step;
     total_reaped_ += step;
-    if (config_.peak && !duration_mode()) completed_ns_[total_reaped_ - 1] = NowNs();
+    if (config_.peak && !duration_mode()) completed_ns_[total_reaped_ - 1] = ReadCycles();
   }
   return Status::Ok();
 }
@@ -141,6 +145,7 @@ void BandwidthLoop::Cancel() {
 }
 
 Result<BwResult> BandwidthLoop::Run() {
+  calibration_.Begin();
   start_ns_ = NowNs();
   if (!duration_mode()) posted_ns_[0] = start_ns_;
   uint64_t last_progress = start_ns_;
@@ -168,6 +173,11 @@ Result<BwResult> BandwidthLoop::Run() {
     }
   }
   if (!config_.peak && !duration_mode()) completed_ns_[0] = NowNs();
+  if (config_.peak && !duration_mode()) {
+    calibration_.End();
+    calibration_.ToNs(posted_ns_);
+    calibration_.ToNs(completed_ns_);
+  }
   BwSamples samples;
   samples.size = config_.size;
   samples.iterations = duration_mode() ? sample_count_ : total();

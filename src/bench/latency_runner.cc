@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/cycle_clock.h"
 #include "bench/duration_tracker.h"
 #include "common/clock.h"
 
@@ -28,6 +29,7 @@ class LatencyPacer {
       tracker_.emplace(config.duration_s, config.margin_s, NowNs());
     } else {
       samples_.stamps.resize(config.iterations);
+      calibration_.Begin();
     }
   }
   // Before sending message `scnt` (0-based): whether to send it, stamping
@@ -39,7 +41,7 @@ class LatencyPacer {
       return config_.is_server || go_on;
     }
     if (scnt >= config_.iterations) return false;
-    samples_.stamps[scnt] = NowNs();
+    samples_.stamps[scnt] = ReadCycles();
     return true;
   }
   // Whether to wait for answer `rcnt` (1-based) at all.
@@ -51,6 +53,9 @@ class LatencyPacer {
     if (tracker_) {
       samples_.window_count = tracker_->window_count();
       samples_.window_ns = tracker_->window_ns();
+    } else {
+      calibration_.End();
+      calibration_.ToNs(samples_.stamps);
     }
     return std::move(samples_);
   }
@@ -58,6 +63,7 @@ class LatencyPacer {
  private:
   const LatencyConfig& config_;
   std::optional<DurationTracker> tracker_;
+  CycleCalibration calibration_;  // iteration mode: stamps are cycles until Finish
   LatencySamples samples_;
 };
 
