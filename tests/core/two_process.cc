@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace xfer::testing {
 namespace {
@@ -103,8 +104,17 @@ TargetProcess::~TargetProcess() {
   if (pid_ > 0) {
     uint8_t quit = static_cast<uint8_t>(ChildCommand::kQuit);
     WriteAll(to_child_, &quit, 1);
+    // A child still waiting for a peer that was refused reads no command;
+    // give it a moment, then end it rather than wait out its timeout.
     int status;
-    waitpid(pid_, &status, 0);
+    for (int i = 0; i < 100 && pid_ > 0; ++i) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    Kill();
   }
   close(to_child_);
   close(from_child_);
