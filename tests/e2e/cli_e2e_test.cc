@@ -42,18 +42,30 @@ bool IsBandwidth(const std::string& test) { return test.ends_with("_bw"); }
 
 using Case = std::tuple<std::string, std::string>;  // transport, test
 
+// The same xfer command as a server process and as a client of it on a
+// fresh port: the two-terminal use. `args` must not name a port or host.
+struct PairResult {
+  ProcessResult client;
+  ProcessResult server;
+};
+
+PairResult RunServerAndClient(std::vector<std::string> args) {
+  args.push_back("-p");
+  args.push_back(std::to_string(FreePort()));
+  Process server(args);
+  args.push_back("127.0.0.1");
+  PairResult result;
+  result.client = RunXfer(args, 60s);
+  result.server = server.Wait(20s);
+  return result;
+}
+
 class CliTransportTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CliTransportTest, ServerAndClientInTwoProcessesAgreeOnOneRow) {
   const auto& [transport, test] = GetParam();
-  const std::string port = std::to_string(FreePort());
-  const std::vector<std::string> common = {test, "--transport", transport, "-p", port,
-                                           "-n", "200", "--timeout", "10"};
-  Process server(common);
-  auto client_args = common;
-  client_args.push_back("127.0.0.1");
-  ProcessResult client = RunXfer(client_args, 60s);
-  ProcessResult served = server.Wait(20s);
+  auto [client, served] =
+      RunServerAndClient({test, "--transport", transport, "-n", "200", "--timeout", "10"});
 
   ASSERT_EQ(client.exit_code, 0) << client.err;
   ASSERT_EQ(served.exit_code, 0) << served.err;
@@ -100,14 +112,8 @@ class CliBidirectionalTest : public ::testing::TestWithParam<Case> {};
 // -b: both sides post; each prints local + remote, so the two rows agree.
 TEST_P(CliBidirectionalTest, BothSidesPrintTheSameSum) {
   const auto& [transport, test] = GetParam();
-  const std::string port = std::to_string(FreePort());
-  const std::vector<std::string> common = {test, "-b", "--transport", transport, "-p", port,
-                                           "-n", "300", "--timeout", "10"};
-  Process server(common);
-  auto client_args = common;
-  client_args.push_back("127.0.0.1");
-  ProcessResult client = RunXfer(client_args, 60s);
-  ProcessResult served = server.Wait(20s);
+  auto [client, served] =
+      RunServerAndClient({test, "-b", "--transport", transport, "-n", "300", "--timeout", "10"});
   ASSERT_EQ(client.exit_code, 0) << client.err;
   ASSERT_EQ(served.exit_code, 0) << served.err;
   EXPECT_NE(client.out.find("Bidirectional BW Test"), std::string::npos) << client.out;
