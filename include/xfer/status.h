@@ -26,6 +26,7 @@ enum class StatusCode : uint8_t {
   kProtocolError,      // the peer sent bytes that do not parse
   kNotSupported,       // the transport or build lacks the capability
   kResourceExhausted,  // out of memory, hugepages, descriptors, ...
+  kFailedPrecondition, // the system is not in a state to do it (no device, port down)
   kIoError,            // a system call failed
   kInternal,           // a bug in libxfer
 };
@@ -69,6 +70,7 @@ inline Status ConnectionLost(std::string m) { return {StatusCode::kConnectionLos
 inline Status ProtocolError(std::string m) { return {StatusCode::kProtocolError, std::move(m)}; }
 inline Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
 inline Status ResourceExhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
+inline Status FailedPrecondition(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 

@@ -15,6 +15,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kProtocolError: return "protocol error";
     case StatusCode::kNotSupported: return "not supported";
     case StatusCode::kResourceExhausted: return "resource exhausted";
+    case StatusCode::kFailedPrecondition: return "failed precondition";
     case StatusCode::kIoError: return "i/o error";
     case StatusCode::kInternal: return "internal error";
   }

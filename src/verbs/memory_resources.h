@@ -1,0 +1,27 @@
+// Completion queues and memory registrations: the two verbs objects every
+// user creates with the same error handling.
+#ifndef XFER_VERBS_MEMORY_RESOURCES_H_
+#define XFER_VERBS_MEMORY_RESOURCES_H_
+
+#include <cstddef>
+
+#include "verbs/ib_handles.h"
+#include "xfer/status.h"
+
+namespace xfer::verbs {
+
+// A CQ of at least `entries` entries with no completion channel (the
+// benchmarks and the transport poll).
+// Errors: kResourceExhausted (ibv_create_cq, with errno and the size).
+Result<CompletionQueueHandle> CreateCompletionQueue(ibv_context* context, int entries);
+
+// Registers [address, address + length) with `access` (IBV_ACCESS_*).
+// Errors: kInvalidArgument (null or empty range); kResourceExhausted
+// (ibv_reg_mr; ENOMEM/EAGAIN usually means RLIMIT_MEMLOCK, and the message
+// says so).
+Result<MemoryRegionHandle> RegisterMemoryRegion(ibv_pd* pd, void* address, size_t length,
+                                                int access);
+
+}  // namespace xfer::verbs
+
+#endif  // XFER_VERBS_MEMORY_RESOURCES_H_

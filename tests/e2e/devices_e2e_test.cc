@@ -1,0 +1,77 @@
+// `xfer devices` as a user runs it on a machine without RDMA devices (this
+// host and CI). Inside the Soft-RoCE VM, where devices exist, the
+// no-device checks skip themselves.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "e2e/process.h"
+
+namespace xfer::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// libibverbs lists what the kernel registers as uverbs devices; without
+// /dev/infiniband/uverbs* it can list nothing. Checked independently of
+// xfer so that a wrong "exit 0" cannot turn into a skip.
+bool HostHasRdmaDevices() {
+  std::error_code error;
+  for (fs::directory_iterator it("/dev/infiniband", error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->path().filename().string().starts_with("uverbs")) return true;
+  }
+  return false;
+}
+
+TEST(DevicesE2e, NoDeviceExitsOneAndPointsToTheSoftRoceVm) {
+  if (HostHasRdmaDevices()) GTEST_SKIP() << "this machine has RDMA devices";
+  const ProcessResult result = RunXfer({"devices"}, 30s);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_TRUE(result.err.starts_with("xfer: devices: libibverbs found no RDMA device"))
+      << result.err;
+  EXPECT_NE(result.err.find("scripts/softroce-vm -- xfer devices"), std::string::npos)
+      << result.err;
+}
+
+TEST(DevicesE2e, NoDeviceWithDashDStillExplains) {
+  if (HostHasRdmaDevices()) GTEST_SKIP() << "this machine has RDMA devices";
+  const ProcessResult result = RunXfer({"devices", "-d", "mlx9"}, 30s);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("softroce-vm"), std::string::npos) << result.err;
+}
+
+// The other side: where devices exist (the Soft-RoCE VM), they are listed.
+TEST(DevicesE2e, ListsDevicesWhereThereAreSome) {
+  if (!HostHasRdmaDevices()) GTEST_SKIP() << "this machine has no RDMA device";
+  const ProcessResult result = RunXfer({"devices"}, 30s);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(result.out.starts_with("hca_id: ")) << result.out;
+  EXPECT_NE(result.out.find("GID["), std::string::npos) << result.out;
+  const ProcessResult unknown = RunXfer({"devices", "-d", "no_such_dev"}, 30s);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no RDMA device named 'no_such_dev' (have: "),
+            std::string::npos)
+      << unknown.err;
+}
+
+TEST(DevicesE2e, UnknownFlagIsAUsageError) {
+  const ProcessResult result = RunXfer({"devices", "--bogus"}, 30s);
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("xfer: unknown option '--bogus'"), std::string::npos)
+      << result.err;
+}
+
+TEST(DevicesE2e, HelpExitsZero) {
+  const ProcessResult result = RunXfer({"devices", "--help"}, 30s);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Usage:\n  xfer devices [options]"), std::string::npos)
+      << result.out;
+}
+
+}  // namespace
+}  // namespace xfer::testing
