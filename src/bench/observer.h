@@ -4,12 +4,49 @@
 #ifndef XFER_BENCH_OBSERVER_H_
 #define XFER_BENCH_OBSERVER_H_
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/bench_params.h"
 #include "bench/results.h"
 
 namespace xfer::bench {
+
+// One queue pair's half of perftest's key message (struct pingpong_dest):
+// what a side tells its peer, printed as the "local/remote address" lines.
+struct QpAddress {
+  uint16_t lid = 0;
+  uint32_t out_reads = 0;
+  uint32_t qpn = 0;
+  uint32_t psn = 0;
+  uint32_t rkey = 0;
+  uint64_t vaddr = 0;
+  std::optional<std::array<uint8_t, 16>> gid;  // none when no GRH is used
+};
+
+// The verbs block of perftest's header (ctx_print_test_info).
+struct VerbsRunInfo {
+  std::string device;                 // "mlx5_0"
+  std::string transport_type = "IB";  // "IB" or "IW"
+  std::string connection = "RC";      // "RC", "UC", "UD"
+  uint32_t mtu_bytes = 0;             // the MTU both sides settled on
+  std::string link_type;              // "Ethernet" or "IB"
+  int gid_index = -1;                 // -1: no GRH, no "GID index" line
+  // READ and ATOMIC print "Outstand reads", the others "Max inline data".
+  bool shows_out_reads = false;
+  uint32_t max_inline = 0;
+  uint32_t out_reads = 0;
+  // " PCIe relax order" / " ibv_wr* API" lines: memory registered with
+  // IBV_ACCESS_RELAXED_ORDERING; work requests posted with ibv_wr_*()
+  // rather than ibv_post_send().
+  bool pcie_relaxed_ordering = false;
+  bool wr_api = false;
+  std::vector<QpAddress> local;   // one per QP
+  std::vector<QpAddress> remote;  // one per QP
+};
 
 // What the run settled on once the peers are connected: the header of the
 // table.
@@ -22,6 +59,7 @@ struct RunInfo {
   uint32_t rx_depth = 0;
   bool peak_disabled = false;
   bool results_from_peer = false;  // this side prints numbers the peer measured
+  std::optional<VerbsRunInfo> verbs;  // set by RDMA verbs runs only
 };
 
 // Called from the thread that runs the benchmark, in this order:

@@ -242,7 +242,10 @@ Result<BwResult> ComputeBandwidth(const BwSamples& samples) {
   return result;
 }
 
-int RttFactor(Verb verb) { return verb == Verb::kRead ? 1 : 2; }
+// READ and ATOMIC: each sample is a full round trip (run_iter_lat).
+int RttFactor(Verb verb) {
+  return verb == Verb::kRead || verb == Verb::kAtomic ? 1 : 2;
+}
 
 Result<LatResult> ComputeLatency(uint64_t size,
                                  std::span<const uint64_t> posted_ns,

@@ -85,8 +85,9 @@ inline constexpr size_t kLatencyTail = 2;
 // dropped, 1 kept. (perftest rejects -n < 5 at the command line.)
 inline constexpr size_t kMinLatencyStamps = 4;
 
-// perftest's rtt_factor: 1 for READ (each sample is one full round trip it
-// reports as is), 2 for WRITE and SEND (ping-pong; reports RTT / 2).
+// perftest's rtt_factor: 1 for READ and ATOMIC (each sample is one full
+// round trip it reports as is), 2 for WRITE and SEND (ping-pong; reports
+// RTT / 2).
 int RttFactor(Verb verb);
 
 // Latency statistics of print_report_lat (§2.4). posted_ns holds one stamp

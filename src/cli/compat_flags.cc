@@ -1,12 +1,16 @@
 // Rows for perftest flags that only mean something to RDMA verbs (validated
-// as perftest does, then reported as ignored in BenchParams::notes) and for
-// perftest flags xfer recognises but cannot honour yet (refused, so that a
-// script never silently measures something else than it asked for).
+// as perftest does, stored in BenchParams::verbs for the verbs transport and
+// reported as ignored in BenchParams::notes by the others) and for perftest
+// flags xfer recognises but cannot honour yet (refused, so that a script
+// never silently measures something else than it asked for).
 #include <fmt/format.h>
 
 #include <array>
 #include <cctype>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "cli/flag_table.h"
 
@@ -24,10 +28,22 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Remembers a verbs flag as typed: in params.verbs.typed, and for the
+// "ignored" note a non-verbs transport gets.
 Status RecordVerbsFlag(const FlagSpec& spec, std::string_view value,
                        ParseState& state) {
-  state.verbs_flags.push_back(TypedFlag(spec, value));
+  std::string typed = TypedFlag(spec, value);
+  state.params.verbs.typed.push_back(typed);
+  state.verbs_flags.push_back(std::move(typed));
   return Status::Ok();
+}
+
+// A verbs flag the verbs path recognises but does not implement yet: a
+// verbs run refuses to start with it, the other transports ignore it.
+Status RecordUnsupportedVerbsFlag(const FlagSpec& spec, std::string_view value,
+                                  ParseState& state) {
+  state.params.verbs.unsupported.push_back(TypedFlag(spec, value));
+  return RecordVerbsFlag(spec, value, state);
 }
 
 Status ApplyDevice(const FlagSpec& spec, std::string_view value,
@@ -35,14 +51,40 @@ Status ApplyDevice(const FlagSpec& spec, std::string_view value,
   if (value.empty()) {
     return InvalidArgument(DisplayName(spec) + ": empty device name");
   }
+  state.params.verbs.device = std::string(value);
   return RecordVerbsFlag(spec, value, state);
 }
 
-template <int64_t kMin, int64_t kMax>
-Status ApplyVerbsInteger(const FlagSpec& spec, std::string_view value,
-                         ParseState& state) {
+template <typename T>
+struct ValueOf {
+  using type = T;
+};
+template <typename T>
+struct ValueOf<std::optional<T>> {
+  using type = T;
+};
+
+// Sets the VerbsParams integer (or optional integer) field kField to a value
+// in [kMin, kMax].
+template <auto kField, int64_t kMin, int64_t kMax>
+Status SetVerbsInteger(const FlagSpec& spec, std::string_view value,
+                       ParseState& state) {
+  using Field =
+      std::remove_reference_t<decltype(state.params.verbs.*kField)>;
+  using Value = typename ValueOf<Field>::type;
+  static_assert(std::is_integral_v<Value>);
+  static_assert(std::in_range<Value>(kMin) && std::in_range<Value>(kMax));
   Result<int64_t> parsed = ParseFlagInteger(spec, value, kMin, kMax);
   if (!parsed.ok()) return parsed.status();
+  state.params.verbs.*kField = static_cast<Value>(*parsed);
+  return RecordVerbsFlag(spec, value, state);
+}
+
+// Sets the VerbsParams bool field kField.
+template <auto kField>
+Status SetVerbsTrue(const FlagSpec& spec, std::string_view value,
+                    ParseState& state) {
+  state.params.verbs.*kField = true;
   return RecordVerbsFlag(spec, value, state);
 }
 
@@ -56,10 +98,13 @@ Status ApplyMtu(const FlagSpec& spec, std::string_view value,
         fmt::format("{}: {} is not an IB MTU (256, 512, 1024, 2048 or 4096)",
                     DisplayName(spec), value));
   }
+  state.params.verbs.mtu = static_cast<uint32_t>(*mtu);
   return RecordVerbsFlag(spec, value, state);
 }
 
-// perftest's change_conn_type(): the names and the per-verb restrictions.
+// perftest's change_conn_type(): the names and the per-verb restrictions
+// (UC not for READ/ATOMIC, UD only for SEND). XRC, DC and SRD are refused:
+// the verbs path creates RC, UC and UD queue pairs only.
 Status ApplyConnection(const FlagSpec& spec, std::string_view value,
                        ParseState& state) {
   constexpr std::array<std::string_view, 6> kTypes = {"RC",  "UC", "UD",
@@ -72,30 +117,62 @@ Status ApplyConnection(const FlagSpec& spec, std::string_view value,
         "SRD",
         DisplayName(spec), value));
   }
-  const bench::Verb verb = state.test->verb;
-  if (value == "UC" && verb == bench::Verb::kRead) {
-    return InvalidArgument(fmt::format(
-        "{}: UC connection is not possible in read tests", DisplayName(spec)));
+  if (value == "XRC" || value == "DC" || value == "SRD") {
+    return InvalidArgument(
+        fmt::format("{}: {} connection is not supported by xfer yet",
+                    DisplayName(spec), value));
   }
-  if ((value == "UD" || value == "SRD") && verb != bench::Verb::kSend) {
+  const bench::Verb verb = state.test->verb;
+  if (value == "UC" &&
+      (verb == bench::Verb::kRead || verb == bench::Verb::kAtomic)) {
+    return InvalidArgument(fmt::format(
+        "{}: UC connection is not possible in read and atomic tests",
+        DisplayName(spec)));
+  }
+  if (value == "UD" && verb != bench::Verb::kSend) {
     return InvalidArgument(
         fmt::format("{}: {} connection is only possible in send tests",
                     DisplayName(spec), value));
   }
   state.connection = std::string(value);
+  state.params.verbs.connection = value == "UC"   ? bench::Connection::kUC
+                                  : value == "UD" ? bench::Connection::kUD
+                                                  : bench::Connection::kRC;
+  // Not in verbs_flags: a non-verbs transport notes -c its own way
+  // (AddVerbsNotes in flags.cc), and RC needs no note at all.
+  state.params.verbs.typed.push_back(TypedFlag(spec, value));
+  return Status::Ok();
+}
+
+// perftest's -A: the atomic operation of atomic_bw / atomic_lat.
+Status ApplyAtomicType(const FlagSpec& spec, std::string_view value,
+                       ParseState& state) {
+  if (value == "FETCH_AND_ADD") {
+    state.params.verbs.atomic_type = bench::AtomicType::kFetchAndAdd;
+  } else if (value == "CMP_AND_SWAP") {
+    state.params.verbs.atomic_type = bench::AtomicType::kCompareAndSwap;
+  } else {
+    return InvalidArgument(fmt::format(
+        "{}: invalid atomic type '{}'; choose CMP_AND_SWAP or FETCH_AND_ADD",
+        DisplayName(spec), value));
+  }
+  // Atomic tests always run on verbs, so -A never needs an "ignored" note.
+  state.params.verbs.typed.push_back(TypedFlag(spec, value));
   return Status::Ok();
 }
 
 Status ApplyRdmaCm(const FlagSpec& spec, std::string_view value,
                    ParseState& state) {
   state.rdma_cm = true;
-  return RecordVerbsFlag(spec, value, state);
+  return RecordUnsupportedVerbsFlag(spec, value, state);
 }
 
 Status ApplyTos(const FlagSpec& spec, std::string_view value,
                 ParseState& state) {
+  Result<int64_t> tos = ParseFlagInteger(spec, value, 0, 255);
+  if (!tos.ok()) return tos.status();
   state.tos_given = true;
-  return ApplyVerbsInteger<0, 255>(spec, value, state);
+  return RecordUnsupportedVerbsFlag(spec, value, state);
 }
 
 Status ApplyForceLink(const FlagSpec& spec, std::string_view value,
@@ -105,7 +182,7 @@ Status ApplyForceLink(const FlagSpec& spec, std::string_view value,
         fmt::format("{}: invalid link layer '{}'; use IB or Ethernet",
                     DisplayName(spec), value));
   }
-  return RecordVerbsFlag(spec, value, state);
+  return RecordUnsupportedVerbsFlag(spec, value, state);
 }
 
 Status RejectUnsupported(const FlagSpec& spec, std::string_view, ParseState&) {
@@ -122,58 +199,73 @@ using S = Scope;
 using G = Group;
 
 constexpr FlagSpec kCompatFlags[] = {
-    // RDMA verbs flags.
-    {'c', "connection", "<RC/UC/UD/XRC/DC/SRD>", S::kAll, G::kVerbs,
-     "Connection type",
+    // RDMA verbs flags. "[not implemented yet]": kept in
+    // VerbsParams::unsupported; a verbs run refuses to start with them.
+    {'A', "atomic_type", "<type>", S::kAtomic, G::kVerbs,
+     "Type of atomic operation from {CMP_AND_SWAP,FETCH_AND_ADD}",
+     [](const bench::BenchParams&) -> std::string { return "FETCH_AND_ADD"; },
+     ApplyAtomicType},
+    {'c', "connection", "<RC/UC/UD>", S::kAll, G::kVerbs,
+     "Connection type (XRC, DC and SRD not supported yet)",
      [](const bench::BenchParams&) -> std::string { return "RC"; },
      ApplyConnection},
-    {'d', "ib-dev", "<dev>", S::kAll, G::kVerbs, "Use IB device <dev>", nullptr,
+    {'d', "ib-dev", "<dev>", S::kAll, G::kVerbs,
+     "Use IB device <dev> (default first device found)", nullptr,
      ApplyDevice},
     {'i', "ib-port", "<port>", S::kAll, G::kVerbs,
-     "Use port <port> of IB device", nullptr, ApplyVerbsInteger<1, 255>},
-    {'I', "inline_size", "<size>", S::kNotRead, G::kVerbs,
-     "Max size of message to be sent in inline", nullptr,
-     ApplyVerbsInteger<0, 912>},
-    {'m', "mtu", "<mtu>", S::kAll, G::kVerbs, "MTU size : 256 - 4096", nullptr,
-     ApplyMtu},
-    {'o', "outs", "<num>", S::kRead, G::kVerbs,
+     "Use port <port> of IB device (default 1)", nullptr,
+     SetVerbsInteger<&bench::VerbsParams::ib_port, 1, 255>},
+    {'I', "inline_size", "<size>", S::kWriteSend, G::kVerbs,
+     "Max size of message to be sent in inline, 0..912", nullptr,
+     SetVerbsInteger<&bench::VerbsParams::inline_size, 0, 912>},
+    {'m', "mtu", "<mtu>", S::kAll, G::kVerbs,
+     "MTU size : 256 - 4096 (default port mtu)", nullptr, ApplyMtu},
+    {'o', "outs", "<num>", S::kReadAtomic, G::kVerbs,
      "Num of outstanding read/atom (0: max of device)", nullptr,
-     ApplyVerbsInteger<0, INT32_MAX>},
+     SetVerbsInteger<&bench::VerbsParams::out_reads, 0, INT32_MAX>},
     {'R', "rdma_cm", "", S::kAll, G::kVerbs,
-     "Connect QPs with rdma_cm and run test on those QPs", nullptr,
-     ApplyRdmaCm},
-    {'S', "sl", "<sl>", S::kAll, G::kVerbs, "SL, 0..15", nullptr,
-     ApplyVerbsInteger<0, 15>},
+     "Connect QPs with rdma_cm and run test on those QPs [not implemented "
+     "yet]",
+     nullptr, ApplyRdmaCm},
+    {'S', "sl", "<sl>", S::kAll, G::kVerbs, "SL, 0..15 (default 0)", nullptr,
+     SetVerbsInteger<&bench::VerbsParams::sl, 0, 15>},
     {'T', "tos", "<tos value>", S::kAll, G::kVerbs,
-     "Set <tos value> to RDMA-CM QPs (needs -R), 0..255", nullptr, ApplyTos},
+     "Set <tos value> to RDMA-CM QPs (needs -R), 0..255 [not implemented "
+     "yet]",
+     nullptr, ApplyTos},
     {'u', "qp-timeout", "<timeout>", S::kAll, G::kVerbs,
-     "QP timeout, 4 usec * 2^(timeout), 0..31", nullptr,
-     ApplyVerbsInteger<0, 31>},
+     "QP timeout, 4 usec * 2^(timeout), 0..31 (default 14)", nullptr,
+     SetVerbsInteger<&bench::VerbsParams::qp_timeout, 0, 31>},
     {'x', "gid-index", "<index>", S::kAll, G::kVerbs,
-     "Test uses GID with GID index, 0..64", nullptr, ApplyVerbsInteger<0, 64>},
+     "Test uses GID with GID index, 0..64 (default: automatic on RoCE, none "
+     "on IB)",
+     nullptr, SetVerbsInteger<&bench::VerbsParams::gid_index, 0, 64>},
     {'z', "comm_rdma_cm,com_rdma_cm", "", S::kAll, G::kVerbs,
-     "Communicate with rdma_cm module to exchange data", nullptr,
-     RecordVerbsFlag},
+     "Communicate with rdma_cm module to exchange data [not implemented yet]",
+     nullptr, RecordUnsupportedVerbsFlag},
     {'\0', "force-link", "<IB/Ethernet>", S::kAll, G::kVerbs,
-     "Force the link(s) to a specific type", nullptr, ApplyForceLink},
+     "Force the link(s) to a specific type [not implemented yet]", nullptr,
+     ApplyForceLink},
     {'\0', "ipv6", "", S::kAll, G::kVerbs, "Use IPv6 GID", nullptr,
-     RecordVerbsFlag},
+     SetVerbsTrue<&bench::VerbsParams::prefer_ipv6>},
     {'\0', "mr_per_qp", "", S::kAll, G::kVerbs,
-     "Create memory region for each qp", nullptr, RecordVerbsFlag},
+     "Create memory region for each qp [not implemented yet]", nullptr,
+     RecordUnsupportedVerbsFlag},
     {'\0', "odp", "", S::kAll, G::kVerbs,
-     "Use On Demand Paging instead of Memory Registration", nullptr,
-     RecordVerbsFlag},
+     "Use On Demand Paging instead of Memory Registration [not implemented "
+     "yet]",
+     nullptr, RecordUnsupportedVerbsFlag},
     {'\0', "pkey_index", "<pkey index>", S::kAll, G::kVerbs,
-     "PKey index to use for QP", nullptr, ApplyVerbsInteger<0, 65535>},
+     "PKey index to use for QP, 0..65535 (default 0)", nullptr,
+     SetVerbsInteger<&bench::VerbsParams::pkey_index, 0, 65535>},
     {'\0', "tclass", "<value>", S::kAll, G::kVerbs,
-     "Set the Traffic Class in GRH, 0..255", nullptr,
-     ApplyVerbsInteger<0, 255>},
-    {'\0', "use-srq", "", S::kSend, G::kVerbs, "Use a Shared Receive Queue",
-     nullptr, RecordVerbsFlag},
+     "Set the Traffic Class in GRH, 0..255 (default 0)", nullptr,
+     SetVerbsInteger<&bench::VerbsParams::traffic_class, 0, 255>},
+    {'\0', "use-srq", "", S::kSend, G::kVerbs,
+     "Use a Shared Receive Queue [not implemented yet]", nullptr,
+     RecordUnsupportedVerbsFlag},
 
     // perftest flags xfer does not implement yet.
-    {'A', "atomic_type", "<type>", S::kAll, G::kUnsupported,
-     "Atomic operation type (atomic tests)", nullptr, RejectUnsupported},
     {'C', "report-cycles", "", S::kAll, G::kUnsupported,
      "Report times in cpu cycle units", nullptr, RejectUnsupported},
     {'e', "events", "", S::kAll, G::kUnsupported, "Sleep on CQ events", nullptr,

@@ -24,6 +24,13 @@ Status ApplySize(const FlagSpec& spec, std::string_view value,
                  ParseState& state) {
   Result<int64_t> size = ParseByteCount(value, 1, kMaxSize);
   if (!size.ok()) return size.status().WithContext(DisplayName(spec));
+  // perftest: atomics are 8 bytes, and -s may only repeat that.
+  if (state.test->verb == bench::Verb::kAtomic &&
+      static_cast<uint64_t>(*size) != state.params.size) {
+    return InvalidArgument(
+        fmt::format("{}: Message size cannot be changed for Atomic tests",
+                    DisplayName(spec)));
+  }
   state.params.size = static_cast<uint64_t>(*size);
   return Status::Ok();
 }
@@ -174,7 +181,8 @@ constexpr FlagSpec kCoreFlags[] = {
      "Number of exchanges (at least 5; per QP)", DefaultIters,
      SetInteger<&BenchParams::iterations, 5, 100000000>},
     {'b', "bidirectional", "", S::kBandwidth, G::kPerftest,
-     "Measure bidirectional bandwidth (write_bw, read_bw; default unidirectional)",
+     "Measure bidirectional bandwidth (write_bw, read_bw, atomic_bw; default "
+     "unidirectional)",
      nullptr, SetBidirectional},
     {'N', "noPeak", "", S::kBandwidth, G::kPerftest,
      "Cancel peak-bw calculation (default with peak up to iters=20000)",

@@ -19,6 +19,11 @@ Status CheckModes(ParseState& state) {
   if (params.all_sizes && DurationMode(params)) {
     return InvalidArgument("-a/--all cannot be combined with -D/--duration");
   }
+  if (params.all_sizes && params.verb == bench::Verb::kAtomic) {
+    return InvalidArgument(
+        "-a/--all: not possible in atomic tests (their size is fixed at 8 "
+        "bytes)");
+  }
   if (state.tos_given && !state.rdma_cm) {
     return InvalidArgument(
         "-T/--tos: only valid with -R/--rdma_cm (rdma_cm QPs)");

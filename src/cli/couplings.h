@@ -12,9 +12,9 @@ namespace xfer::cli {
 // Rewrites state.params to perftest's effective values, in perftest's
 // order, and refuses what perftest refuses, so that usage errors surface at
 // parse time with the flags named:
-//  * refuses -a with -D, -T without -R, D <= 2*margin, an iteration count
-//    that is not a multiple of -l, a -l longer than -t (it could never be
-//    posted), and a -l that is not a multiple of -Q;
+//  * refuses -a with -D or in atomic tests, -T without -R, D <= 2*margin,
+//    an iteration count that is not a multiple of -l, a -l longer than -t
+//    (it could never be posted), and a -l that is not a multiple of -Q;
 //  * sets cq_mod_given; iteration mode: caps tx_depth (and send rx_depth)
 //    to iterations; size > 8192 without -a or -Q: cq_mod 1; cq_mod capped to
 //    tx_depth; -l > 1 without -Q: cq_mod = post_list;

@@ -12,10 +12,14 @@ bool InScope(Scope scope, const TestInfo& test) {
       return test.kind == bench::Kind::kBandwidth;
     case Scope::kSend:
       return test.verb == bench::Verb::kSend;
-    case Scope::kRead:
-      return test.verb == bench::Verb::kRead;
-    case Scope::kNotRead:
-      return test.verb != bench::Verb::kRead;
+    case Scope::kReadAtomic:
+      return test.verb == bench::Verb::kRead ||
+             test.verb == bench::Verb::kAtomic;
+    case Scope::kWriteSend:
+      return test.verb == bench::Verb::kWrite ||
+             test.verb == bench::Verb::kSend;
+    case Scope::kAtomic:
+      return test.verb == bench::Verb::kAtomic;
   }
   return false;
 }
@@ -25,13 +29,18 @@ std::string_view ScopeRequirement(Scope scope) {
     case Scope::kAll:
       return "accepted by every test";
     case Scope::kBandwidth:
-      return "only for bandwidth tests (write_bw, read_bw, send_bw)";
+      return "only for bandwidth tests (write_bw, read_bw, send_bw, "
+             "atomic_bw)";
     case Scope::kSend:
       return "only for send tests (send_bw, send_lat)";
-    case Scope::kRead:
-      return "only for read tests (read_bw, read_lat)";
-    case Scope::kNotRead:
-      return "not available in read tests (read_bw, read_lat)";
+    case Scope::kReadAtomic:
+      return "only for read tests or atomic tests (read_bw, read_lat, "
+             "atomic_bw, atomic_lat)";
+    case Scope::kWriteSend:
+      return "not available in read and atomic tests (read_bw, read_lat, "
+             "atomic_bw, atomic_lat)";
+    case Scope::kAtomic:
+      return "only for atomic tests (atomic_bw, atomic_lat)";
   }
   return "";
 }

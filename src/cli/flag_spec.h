@@ -19,9 +19,10 @@ namespace xfer::cli {
 enum class Scope : uint8_t {
   kAll,
   kBandwidth,  // *_bw
-  kSend,       // send_bw, send_lat
-  kRead,       // read_bw, read_lat
-  kNotRead,    // write and send tests
+  kSend,        // send_bw, send_lat
+  kReadAtomic,  // read and atomic tests (perftest's -o)
+  kWriteSend,   // write and send tests (perftest's -I)
+  kAtomic,      // atomic_bw, atomic_lat
 };
 
 // True when `test` accepts flags of `scope`.
@@ -35,7 +36,8 @@ std::string_view ScopeRequirement(Scope scope);
 enum class Group : uint8_t {
   kPerftest,     // perftest flags xfer implements
   kXfer,         // xfer's own flags
-  kVerbs,        // RDMA-verbs-only flags: validated, then noted as ignored
+  kVerbs,        // RDMA-verbs-only flags: BenchParams::verbs; noted as
+                 // ignored when the transport is not verbs
   kUnsupported,  // perftest flags xfer recognises but cannot honour yet
 };
 
@@ -51,8 +53,9 @@ struct ParseState {
   std::string connection = "RC";        // -c
   bool rdma_cm = false;                 // -R
   bool tos_given = false;               // -T
-  // Verbs flags as typed ("-d mlx5_0"), turned into notes once the
-  // transport is known.
+  // Verbs flags as typed ("-d mlx5_0"), except -c and -A, turned into
+  // "ignored" notes when the transport is not verbs. (params.verbs.typed
+  // holds every verbs flag, -c and -A included.)
   std::vector<std::string> verbs_flags;
 
   // True when the flag with canonical long name `long_name` was given.

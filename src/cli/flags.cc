@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "cli/couplings.h"
+#include "cli/devices_flags.h"
 #include "cli/flag_spec.h"
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
@@ -112,6 +115,40 @@ void AddVerbsNotes(ParseState& state) {
   }
 }
 
+constexpr std::string_view kVerbsTransport = "verbs";
+
+// The transport rule of flags.h: without --transport, a verbs flag or an
+// atomic test selects "verbs" when the config offers it; atomic tests refuse
+// any other transport; flags the chosen transport cannot honour are noted
+// only when that transport is known not to be verbs.
+Status ResolveTransport(ParseState& state) {
+  bench::BenchParams& params = state.params;
+  const bool verbs_offered =
+      std::find(state.transports.begin(), state.transports.end(),
+                kVerbsTransport) != state.transports.end();
+  const bool atomic = state.test->verb == bench::Verb::kAtomic;
+  if (params.transport.empty() && verbs_offered &&
+      (atomic || !params.verbs.typed.empty())) {
+    params.transport = std::string(kVerbsTransport);
+  }
+  const bool not_verbs =
+      !verbs_offered ||
+      (!params.transport.empty() && params.transport != kVerbsTransport);
+  if (atomic && not_verbs) {
+    if (!params.transport.empty()) {
+      return InvalidArgument(fmt::format(
+          "--transport {}: {} runs on RDMA verbs only (--transport verbs)",
+          params.transport, state.test->name));
+    }
+    return InvalidArgument(fmt::format(
+        "{} needs the RDMA verbs transport, which this xfer does not offer "
+        "(transports: {})",
+        state.test->name, fmt::join(state.transports, ", ")));
+  }
+  if (not_verbs) AddVerbsNotes(state);
+  return Status::Ok();
+}
+
 Result<ParsedCommand> ParseTest(const TestInfo& test,
                                 std::span<const std::string> args,
                                 const ParserConfig& config) {
@@ -136,7 +173,7 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   XFER_RETURN_IF_ERROR(ApplyFlags(tokens->flags, state));
   XFER_RETURN_IF_ERROR(ApplyRole(tokens->positionals, state));
   XFER_RETURN_IF_ERROR(ApplyCouplings(state));
-  AddVerbsNotes(state);
+  XFER_RETURN_IF_ERROR(ResolveTransport(state));
   ParsedCommand command;
   command.params = std::move(state.params);
   return command;
@@ -156,6 +193,12 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
   }
   if (first == "-V" || first == "--version") {
     return TextCommand(Action::kVersion, VersionText());
+  }
+  if (first == kDevicesCommand) {
+    std::vector<std::string> args;
+    for (int i = 2; i < argc && argv[i] != nullptr; ++i)
+      args.emplace_back(argv[i]);
+    return ParseDevicesCommand(args);
   }
   const TestInfo* test = first.starts_with('-') ? nullptr : FindTest(first);
   if (test == nullptr) {

@@ -1,6 +1,7 @@
 // The `xfer` command line: `xfer <test> [options] [host]`, where <test> is
-// one of write_bw, read_bw, send_bw, write_lat, read_lat, send_lat (perftest's
-// tool names without "ib_"; the "ib_" spelling is accepted too). Options
+// one of write_bw, read_bw, send_bw, atomic_bw, write_lat, read_lat,
+// send_lat, atomic_lat (perftest's tool names without "ib_"; the "ib_"
+// spelling is accepted too). Options
 // follow perftest 6.06 (../shared/reference/perftest.md §3) with perftest's
 // defaults and coupling rules (§2.3), plus xfer's --transport, --timeout,
 // --loopback, --accept_timeout and --json.
@@ -10,14 +11,35 @@
 //  * -n with -D and -f without -D are accepted, as perftest does, and
 //    reported as ignored in BenchParams::notes. In duration mode
 //    BenchParams::iterations keeps its value but means nothing.
-//  * RDMA-verbs-only flags (-d, -i, -m, -x, -c, -o, -I, -S, -u, -R, -z, -T,
-//    ...) are validated like perftest, then reported in notes as ignored,
-//    because no xfer transport has a verbs device. -c other than RC is
-//    noted as running reliable connected.
-//  * perftest flags xfer cannot honour yet (-b, -e, -C, -H, -U, -O, ...) are
-//    refused, so a script never measures something else than it asked for.
+//  * RDMA-verbs-only flags (-d, -i, -m, -x, -c, -o, -I, -S, -u, -A, --ipv6,
+//    --tclass, --pkey_index) are validated like perftest and stored in
+//    BenchParams::verbs; each is also appended as typed ("-d rxe0") to
+//    verbs.typed. Verbs flags the verbs path does not implement yet (-R,
+//    -z, -T, --use-srq, --mr_per_qp, --odp, --force-link) go to
+//    verbs.unsupported as well (a verbs run refuses them). -c XRC/DC/SRD
+//    are refused; perftest's per-verb rules hold (UC not for read/atomic,
+//    UD only for send).
+//  * Transport selection (configuration only; the parser never opens a
+//    device): --transport X is taken as given. Without it, params.transport
+//    becomes "verbs" when "verbs" is in ParserConfig::transports and a verbs
+//    flag was typed or the test is atomic; otherwise it stays "" and the
+//    bench runner decides at run time (verbs if the host has an RDMA device,
+//    else the engine's choice). Atomic tests refuse a typed non-verbs
+//    --transport, and a config without "verbs", as usage errors.
+//  * Notes for verbs flags ("-d mlx5_0: RDMA verbs flag; transport tcp has
+//    no verbs device, ignored"; -c UC/UD: "... reliable connected (RC)
+//    semantics only ...") are added only when the transport is known not to
+//    be verbs: a typed non-verbs --transport, or "verbs" not in
+//    ParserConfig::transports.
+//  * Atomic tests: the size is fixed at 8 (-s other than 8 is refused with
+//    perftest's "Message size cannot be changed for Atomic tests"), and -a
+//    is refused, as in perftest.
+//  * perftest flags xfer cannot honour yet (-e, -C, -H, -U, -O, -b in
+//    send_bw, ...) are refused, so a script never measures something else
+//    than it asked for.
 //  * A flag outside its test's scope is refused (-q, -N, -l, -b in latency
-//    tests; -o outside read tests; -I in read tests; -r > 1 in write/read).
+//    tests; -o outside read and atomic tests; -I in read and atomic tests;
+//    -A outside atomic tests; -r > 1 outside send tests).
 //  * -t and -Q are accepted by every test, as perftest does; in latency
 //    tests cq_mod ends up 1 (capped to the default tx depth of 1).
 //  * Repeating a flag is an error, as in perftest ("Duplicated argument").
@@ -38,11 +60,19 @@
 
 namespace xfer::cli {
 
+// `xfer devices [-d NAME] [--json FILE]` (cli/devices_flags.h).
+struct DevicesRequest {
+  std::string device;     // -d/--ib-dev: list only this device; "" = all
+  std::string json_path;  // --json: also write the listing here; "" = no
+};
+
 struct ParsedCommand {
-  enum class Action { kRun, kHelp, kVersion };
+  enum class Action { kRun, kHelp, kVersion, kDevices };
   Action action = Action::kRun;
   // kRun: the benchmark to run. Defaults otherwise.
   bench::BenchParams params;
+  // kDevices: what to list. Defaults otherwise.
+  DevicesRequest devices;
   // kHelp: the usage screen; kVersion: the version line. Print as is (it
   // ends with a newline). Empty for kRun.
   std::string help_text;
@@ -50,11 +80,14 @@ struct ParsedCommand {
 
 struct ParserConfig {
   // The names --transport accepts, shown in --help. main() may pass the
-  // engine's registered transports. Must not be empty.
+  // engine's registered transports, plus "verbs" where this build has the
+  // RDMA verbs path (see the transport rule above). Must not be empty.
   std::vector<std::string> transports = {"shm", "tcp"};
 };
 
 // Parses a whole command line; argv[0] is the program name and is ignored.
+// `xfer devices ...` is parsed by ParseDevicesCommand (cli/devices_flags.h)
+// and yields kDevices (or kHelp).
 // `xfer --help`, `xfer <test> --help` (-h) and `xfer [<test>] --version`
 // (-V) yield kHelp / kVersion; help wins over every other problem on the
 // line except a flag missing its value. Otherwise the role is kClient with

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "cli/flag_table.h"
 #include "cli/version.h"
 
@@ -11,6 +14,51 @@ namespace {
 std::string JoinTransports(std::span<const std::string> transports,
                            std::string_view separator) {
   return fmt::format("{}", fmt::join(transports, separator));
+}
+
+constexpr std::string_view kVerbsTransport = "verbs";
+
+bool OffersVerbs(std::span<const std::string> transports) {
+  return std::find(transports.begin(), transports.end(), kVerbsTransport) !=
+         transports.end();
+}
+
+// The transports other than verbs, for "... ignore them".
+std::vector<std::string> EngineTransports(
+    std::span<const std::string> transports) {
+  std::vector<std::string> engine;
+  for (const std::string& name : transports) {
+    if (name != kVerbsTransport) engine.push_back(name);
+  }
+  return engine;
+}
+
+// --transport's help: its default depends on whether verbs is offered
+// (the transport rule of flags.h).
+std::string_view TransportHelp(const FlagSpec& spec,
+                               std::span<const std::string> transports) {
+  if (!OffersVerbs(transports)) return spec.help;
+  return "Transport to use (default: verbs when an RDMA verbs option is "
+         "given, the test is atomic or this host has an RDMA device; else "
+         "the engine's choice, shm on one host, else tcp)";
+}
+
+// The heading of the verbs group.
+std::string VerbsHeading(std::span<const std::string> transports) {
+  const std::vector<std::string> engine = EngineTransports(transports);
+  if (!OffersVerbs(transports)) {
+    return fmt::format(
+        "RDMA verbs options (checked, then ignored: {} have no verbs "
+        "device):\n",
+        JoinTransports(engine, " and "));
+  }
+  if (engine.empty()) {
+    return "RDMA verbs options (honoured by the verbs transport):\n";
+  }
+  return fmt::format(
+      "RDMA verbs options (honoured by the verbs transport; {} note them as "
+      "ignored):\n",
+      JoinTransports(engine, " and "));
 }
 
 // One perftest-style line: "  -s, --size=<size>  Size of ... (default 2)".
@@ -27,7 +75,8 @@ std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults,
     line += fmt::format("={}", spec.value_name);
   }
   line += "  ";
-  line += spec.help;
+  line += LongName(spec) == "transport" ? TransportHelp(spec, transports)
+                                        : spec.help;
   if (spec.default_text != nullptr) {
     line += fmt::format(" (default {})", spec.default_text(defaults));
   }
@@ -70,6 +119,8 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
       "  xfer <test> [options] --loopback  run server and client on this "
       "host\n"
       "  xfer <test> --help                options of one test\n"
+      "  xfer devices [-d <dev>] [--json <file>]\n"
+      "                                    list RDMA devices, ports and GIDs\n"
       "  xfer --version                    version (mirrors perftest {})\n"
       "\n"
       "A perftest-compatible benchmark for libxfer (transports: {}).\n"
@@ -90,17 +141,20 @@ std::string TestHelp(const TestInfo& test,
       "  xfer {0} [options]             start a server and wait for "
       "connection\n"
       "  xfer {0} [options] <host>      connect to server at <host>\n"
-      "  xfer {0} [options] --loopback  run server and client on this host\n"
-      "\n"
-      "Options:\n",
+      "  xfer {0} [options] --loopback  run server and client on this host\n",
       test.name);
+  if (test.verb == bench::Verb::kAtomic) {
+    text += fmt::format(
+        "\n{} runs on RDMA verbs only (--transport verbs); the message size "
+        "is fixed at 8 bytes.\n",
+        test.name);
+  }
+  text += "\nOptions:\n";
   text += GroupLines(test, Group::kPerftest, transports);
   text += "\nxfer options:\n";
   text += GroupLines(test, Group::kXfer, transports);
-  text += fmt::format(
-      "\nRDMA verbs options (checked, then ignored: {} have no verbs "
-      "device):\n",
-      JoinTransports(transports, " and "));
+  text += '\n';
+  text += VerbsHeading(transports);
   text += GroupLines(test, Group::kVerbs, transports);
   text +=
       "\nperftest options not supported yet:" + UnsupportedList(test) + "\n";

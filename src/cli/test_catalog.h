@@ -1,5 +1,6 @@
-// The six benchmarks `xfer` runs, named after perftest's tools without the
-// "ib_" prefix, and the perftest defaults each one starts from.
+// The eight benchmarks `xfer` runs, named after perftest's tools without the
+// "ib_" prefix, and the perftest defaults each one starts from. atomic_bw
+// and atomic_lat need RDMA verbs.
 #ifndef XFER_CLI_TEST_CATALOG_H_
 #define XFER_CLI_TEST_CATALOG_H_
 
@@ -25,12 +26,13 @@ std::span<const TestInfo> AllTests();
 // accepted too. Returns nullptr when there is no such test.
 const TestInfo* FindTest(std::string_view name);
 
-// "write_bw, read_bw, send_bw, write_lat, read_lat, send_lat".
+// "write_bw, read_bw, send_bw, atomic_bw, write_lat, read_lat, send_lat,
+// atomic_lat".
 std::string TestNameList();
 
 // The parameters of `test` before any flag: perftest's per-test defaults
-// (size 65536 BW / 2 LAT, iterations 5000 write_bw / 1000 otherwise,
-// tx_depth 128 BW / 1 LAT, rx_depth 512 send / 1 write and read).
+// (size 65536 BW / 2 LAT / 8 atomic, iterations 5000 write_bw / 1000
+// otherwise, tx_depth 128 BW / 1 LAT, rx_depth 512 send / 1 otherwise).
 bench::BenchParams DefaultParams(const TestInfo& test);
 
 }  // namespace xfer::cli

@@ -61,6 +61,52 @@ json LatUnitsObject(bool duration_mode) {
   return units;
 }
 
+std::string_view OnOff(bool on) { return on ? "ON" : "OFF"; }
+
+// One QP's key message, with the fields its header line prints.
+json QpAddressObject(const bench::QpAddress& address, bench::Verb verb) {
+  json out{{"LID", address.lid}, {"QPN", address.qpn}, {"PSN", address.psn}};
+  if (AddressShowsOutReads(verb)) out["OUT"] = address.out_reads;
+  if (AddressShowsRemoteKey(verb)) {
+    out["RKey"] = address.rkey;
+    out["VAddr"] = address.vaddr;
+  }
+  if (address.gid) out["GID"] = GidText(*address.gid);
+  return out;
+}
+
+json QpAddressArray(const std::vector<bench::QpAddress>& addresses,
+                    bench::Verb verb) {
+  json out = json::array();
+  for (const bench::QpAddress& address : addresses) {
+    out.push_back(QpAddressObject(address, verb));
+  }
+  return out;
+}
+
+// perftest's --out_json verbs keys, for the lines VerbsTestHeader prints.
+void AddVerbsInfo(const TestInfo& info, json& out) {
+  const bench::VerbsRunInfo& verbs = *info.verbs;
+  out["Dual_port"] = kVerbsDualPort;
+  out["Device"] = verbs.device;
+  out["Transport_type"] = verbs.transport_type;
+  out["Using_SRQ"] = kVerbsUsingSrq;
+  out["PCIe_relax_order"] = OnOff(verbs.pcie_relaxed_ordering);
+  out["ibv_wr_API"] = OnOff(verbs.wr_api);
+  out["Mtu"] = verbs.mtu_bytes;
+  out["Link_type"] = verbs.link_type;
+  if (verbs.gid_index != -1) out["GID_index"] = verbs.gid_index;
+  if (verbs.shows_out_reads) {
+    out["Outstand_reads"] = verbs.out_reads;
+  } else {
+    out["Max_inline_data"] = verbs.max_inline;
+  }
+  out["rdma_cm_QPs"] = kVerbsRdmaCmQps;
+  out["Data_ex_method"] = kVerbsDataExchange;
+  out["local_address"] = QpAddressArray(verbs.local, info.verb);
+  out["remote_address"] = QpAddressArray(verbs.remote, info.verb);
+}
+
 Status SysError(const std::string& path, std::string_view call) {
   return IoError(fmt::format("{}: {}: {}", path, call, std::strerror(errno)));
 }
@@ -91,6 +137,7 @@ json JsonTestInfo(const TestInfo& info) {
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;
   if (ShowsRxDepth(info)) out["RX_depth"] = info.rx_depth;
+  if (info.verbs) AddVerbsInfo(info, out);
   out["mode"] = info.duration_s > 0 ? "duration" : "iterations";
   out["duration_s"] = info.duration_s;
   out["units"] =

@@ -19,6 +19,16 @@
 // t_avg [us], tps_average [1/s]. TX_depth appears only where the header
 // prints it, CQ_Moderation only for BW, RX_depth only for the SEND receiver.
 //
+// RDMA verbs runs (TestInfo::verbs set) add perftest's verbs keys to
+// test_info, with the header's values: "Dual_port", "Device",
+// "Transport_type", "Using_SRQ", "PCIe_relax_order", "ibv_wr_API", "Mtu"
+// [bytes], "Link_type", "GID_index" (only when a GID is used),
+// "Max_inline_data" [bytes] or "Outstand_reads", "rdma_cm_QPs",
+// "Data_ex_method"; and "local_address" / "remote_address", one object per
+// QP: {"LID", "QPN", "PSN", "OUT" (read), "RKey" and "VAddr" (write, read),
+// "GID" (text, "00:00:...:10:00:00:05", when a GID is used)}, all numbers
+// except GID. "Connection_type" is then the QP type (RC, UC, UD).
+//
 // Unlike perftest, which rewrites the file per report line so that only the
 // last size of an -a sweep survives, "results" holds every size.
 #ifndef XFER_REPORT_JSON_REPORT_H_

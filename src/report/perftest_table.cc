@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace xfer::report {
 namespace {
 
@@ -23,6 +25,83 @@ void AppendField(std::string* out, std::string_view label, uint32_t value) {
   AppendField(out, label, fmt::to_string(value));
 }
 
+// One two-column verbs header row: " %-16s: %s\t\t%-15s: %s".
+void AppendPair(std::string* out, std::string_view left_label,
+                std::string_view left_value, std::string_view right_label,
+                std::string_view right_value) {
+  *out += fmt::format(" {:<16}: {}\t\t{:<15}: {}\n", left_label, left_value,
+                      right_label, right_value);
+}
+
+std::string_view OnOff(bool on) { return on ? "ON" : "OFF"; }
+
+// C's "%#0<width>x": zero-padded to width with the "0x" counted in it, but
+// no "0x" at all for 0 (printf's alternate form never prefixes a zero).
+std::string CAltHex(uint64_t value, size_t width) {
+  if (value == 0) return std::string(std::max<size_t>(width, 1), '0');
+  std::string digits = fmt::format("{:x}", value);
+  if (digits.size() + 2 < width) {
+    digits.insert(0, width - 2 - digits.size(), '0');
+  }
+  return "0x" + digits;
+}
+
+// The lines every header shares, in perftest's order: TX depth (client or
+// loopback), Post List, RX depth (SEND receiver) and CQ Moderation (BW).
+void AppendDepthFields(std::string* out, const TestInfo& info) {
+  if (ShowsTxDepth(info)) AppendField(out, "TX depth", info.tx_depth);
+  if (info.post_list > 1) AppendField(out, "Post List", info.post_list);
+  if (ShowsRxDepth(info)) AppendField(out, "RX depth", info.rx_depth);
+  if (info.kind == bench::Kind::kBandwidth) {
+    AppendField(out, "CQ Moderation", info.cq_mod);
+  }
+}
+
+std::string TitleLine(const TestInfo& info) {
+  return std::string(20, ' ') + TestTitle(info) + "\n";
+}
+
+// ctx_print_test_info's verbs lines, from Dual-port to Data ex. method.
+std::string VerbsFields(const TestInfo& info) {
+  const bench::VerbsRunInfo& verbs = *info.verbs;
+  std::string out;
+  AppendPair(&out, "Dual-port", kVerbsDualPort, "Device", verbs.device);
+  AppendPair(&out, "Number of qps", fmt::to_string(info.qps),
+             "Transport type", verbs.transport_type);
+  AppendPair(&out, "Connection type", info.connection_type, "Using SRQ",
+             kVerbsUsingSrq);
+  AppendField(&out, "PCIe relax order", OnOff(verbs.pcie_relaxed_ordering));
+  AppendField(&out, "ibv_wr* API", OnOff(verbs.wr_api));
+  AppendDepthFields(&out, info);
+  AppendField(&out, "Mtu", fmt::format("{}[B]", verbs.mtu_bytes));
+  AppendField(&out, "Link type", verbs.link_type);
+  if (verbs.gid_index != -1) {
+    AppendField(&out, "GID index", fmt::to_string(verbs.gid_index));
+  }
+  if (verbs.shows_out_reads) {
+    AppendField(&out, "Outstand reads", verbs.out_reads);
+  } else {
+    AppendField(&out, "Max inline data",
+                fmt::format("{}[B]", verbs.max_inline));
+  }
+  out += fmt::format(" rdma_cm QPs\t : {}\n", kVerbsRdmaCmQps);
+  AppendField(&out, "Data ex. method", kVerbsDataExchange);
+  return out;
+}
+
+// Every local QP's address lines, then every remote QP's, as perftest
+// prints them once the keys are exchanged.
+std::string QpAddressBlock(const TestInfo& info) {
+  std::string out;
+  for (const bench::QpAddress& address : info.verbs->local) {
+    out += QpAddressLines("local", address, info.verb);
+  }
+  for (const bench::QpAddress& address : info.verbs->remote) {
+    out += QpAddressLines("remote", address, info.verb);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ResultLine() { return std::string(kResultLineWidth, '-') + "\n"; }
@@ -38,19 +117,47 @@ std::string ServerBanner() {
 }
 
 std::string TestHeader(const TestInfo& info) {
+  if (info.verbs) return VerbsTestHeader(info);
   std::string out = ResultLine();
-  out += std::string(20, ' ') + TestTitle(info) + "\n";
+  out += TitleLine(info);
   AppendField(&out, "Transport", info.transport);
   AppendField(&out, "Number of qps", info.qps);
   AppendField(&out, "Connection type", info.connection_type);
-  if (ShowsTxDepth(info)) AppendField(&out, "TX depth", info.tx_depth);
-  if (info.post_list > 1) AppendField(&out, "Post List", info.post_list);
-  if (ShowsRxDepth(info)) AppendField(&out, "RX depth", info.rx_depth);
-  if (info.kind == bench::Kind::kBandwidth) {
-    AppendField(&out, "CQ Moderation", info.cq_mod);
-  }
+  AppendDepthFields(&out, info);
   out += ResultLine();
   return out;
+}
+
+std::string VerbsTestHeader(const TestInfo& info) {
+  std::string out = ResultLine();
+  out += TitleLine(info);
+  out += VerbsFields(info);
+  out += ResultLine();
+  out += QpAddressBlock(info);
+  out += ResultLine();
+  return out;
+}
+
+std::string QpAddressLines(std::string_view side,
+                           const bench::QpAddress& address, bench::Verb verb) {
+  std::string out =
+      fmt::format(" {} address: LID {} QPN {} PSN {}", side,
+                  CAltHex(address.lid, 4), CAltHex(address.qpn, 6),
+                  CAltHex(address.psn, 6));
+  if (AddressShowsOutReads(verb)) {
+    out += fmt::format(" OUT {}", CAltHex(address.out_reads, 4));
+  }
+  if (AddressShowsRemoteKey(verb)) {
+    out += fmt::format(" RKey {} VAddr {}", CAltHex(address.rkey, 8),
+                       CAltHex(address.vaddr, 16));
+  }
+  out += '\n';
+  if (address.gid) out += fmt::format(" GID: {}\n", GidText(*address.gid));
+  return out;
+}
+
+std::string GidText(const std::array<uint8_t, 16>& gid) {
+  return fmt::format("{:02d}", fmt::join(gid, ":"));
 }
 
 double ToReportUnits(double bytes_per_s, BwUnits units) {

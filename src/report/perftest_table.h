@@ -6,15 +6,19 @@
 // Deliberate differences from ib_*_bw 4.5-0.17 (Debian 12):
 //   * The default BW unit is labelled "MiB/sec", as perftest >= 24.07 does;
 //     4.5 prints "MB/sec" for the same 2^20-byte unit.
-//   * The header names the xfer transport (" Transport       : shm") and
-//     leaves out the verbs-only lines (Dual-port, Device, Transport type,
-//     Using SRQ, PCIe relax order, ibv_wr* API, Mtu, Link type, GID index,
-//     Max inline data, Outstand reads, rdma_cm QPs, Data ex. method).
+//   * On the engine's transports (shm, tcp) the header names the xfer
+//     transport (" Transport       : shm") and leaves out the verbs-only
+//     lines (Dual-port, Device, Transport type, Using SRQ, PCIe relax order,
+//     ibv_wr* API, Mtu, Link type, GID index, Max inline data, Outstand
+//     reads, rdma_cm QPs, Data ex. method). RDMA verbs runs (TestInfo::verbs
+//     set) print 4.5's own verbs block instead, QP addresses included.
 // Rows use 4.5's exact printf formats (REPORT_FMT with 3 spaces before the
 // message rate, REPORT_FMT_EXT, REPORT_FMT_LAT, REPORT_FMT_LAT_DUR).
 #ifndef XFER_REPORT_PERFTEST_TABLE_H_
 #define XFER_REPORT_PERFTEST_TABLE_H_
 
+#include <array>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,8 +43,39 @@ std::string ServerBanner();
 // line (20 spaces + TestTitle()) and " %-16s: %s" rows for Transport,
 // Number of qps, Connection type, TX depth (ShowsTxDepth), Post List
 // (post_list > 1), RX depth (ShowsRxDepth) and CQ Moderation (BW only), in
-// perftest's order.
+// perftest's order. When info.verbs is set, returns VerbsTestHeader(info).
 std::string TestHeader(const TestInfo& info);
+
+// perftest 4.5's header for an RDMA verbs run (ctx_print_test_info, then
+// ctx_print_pingpong_data per QP, then RESULT_LINE), every value from info
+// and info.verbs:
+//   RESULT_LINE, 20 spaces + TestTitle(),
+//   " Dual-port       : OFF\t\tDevice         : <device>"
+//   " Number of qps   : <qps>\t\tTransport type : <IB|IW>"
+//   " Connection type : <RC|UC|UD>\t\tUsing SRQ      : OFF"
+//   " PCIe relax order: <ON|OFF>", " ibv_wr* API     : <ON|OFF>",
+//   TX depth / Post List / RX depth / CQ Moderation as TestHeader,
+//   " Mtu             : <n>[B]", " Link type       : <Ethernet|IB>",
+//   " GID index       : <n>" (gid_index != -1),
+//   " Max inline data : <n>[B]" or " Outstand reads  : <n>" (shows_out_reads),
+//   " rdma_cm QPs\t : OFF", " Data ex. method : Ethernet", RESULT_LINE,
+//   QpAddressLines("local", ...) per local QP, then ("remote", ...) per
+//   remote QP, RESULT_LINE.
+// REQUIRES: info.verbs is set.
+std::string VerbsTestHeader(const TestInfo& info);
+
+// One QP's lines of ctx_print_pingpong_data: side ("local" or "remote"),
+// " %s address: LID %#04x QPN %#06x PSN %#06x", then " OUT %#04x"
+// (AddressShowsOutReads) and " RKey %#08x VAddr %#016llx"
+// (AddressShowsRemoteKey), a newline, and " GID: " + GidText() + newline
+// when address.gid is set. Numbers are formatted exactly as C's printf does
+// (so 0 prints as "0000" with %#04x but 1 as "0x01").
+std::string QpAddressLines(std::string_view side,
+                           const bench::QpAddress& address, bench::Verb verb);
+
+// The 16 GID bytes in decimal, "%02d" each, joined by ':'
+// ("00:00:...:255:255:10:00:00:05"), as perftest prints them.
+std::string GidText(const std::array<uint8_t, 16>& gid);
 
 // bytes/s in the table's unit: MiB/s = bytes/s / 2^20; Gb/s = bytes/s /
 // 125,000,000 (10^9 bit/s).

@@ -21,6 +21,9 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.units = params.units;
   info.bidirectional = params.bidirectional;
   info.duration_s = params.duration_s;
+  info.atomic_type = params.verbs.atomic_type;
+  info.verbs = run.verbs;
+  if (run.verbs) info.connection_type = run.verbs->connection;
   return info;
 }
 
@@ -32,6 +35,18 @@ std::string_view VerbName(Verb verb) {
       return "RDMA_Read";
     case Verb::kSend:
       return "Send";
+    case Verb::kAtomic:
+      return "Atomic";
+  }
+  return "Unknown";
+}
+
+std::string_view AtomicTypeName(bench::AtomicType type) {
+  switch (type) {
+    case bench::AtomicType::kCompareAndSwap:
+      return "CMP_AND_SWAP";
+    case bench::AtomicType::kFetchAndAdd:
+      return "FETCH_AND_ADD";
   }
   return "Unknown";
 }
@@ -39,6 +54,10 @@ std::string_view VerbName(Verb verb) {
 std::string TestTitle(const TestInfo& info) {
   std::string title(VerbName(info.verb));
   title += ' ';
+  if (info.verb == Verb::kAtomic) {
+    title += AtomicTypeName(info.atomic_type);
+    title += ' ';
+  }
   if (info.kind == Kind::kBandwidth) {
     if (info.bidirectional) title += "Bidirectional ";
     if (info.post_list > 1) title += "Post List ";
@@ -48,6 +67,12 @@ std::string TestTitle(const TestInfo& info) {
   }
   title += "Test";
   return title;
+}
+
+bool AddressShowsOutReads(Verb verb) { return verb == Verb::kRead; }
+
+bool AddressShowsRemoteKey(Verb verb) {
+  return verb == Verb::kRead || verb == Verb::kWrite;
 }
 
 bool ShowsTxDepth(const TestInfo& info) { return info.role != Role::kServer; }

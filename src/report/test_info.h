@@ -5,6 +5,7 @@
 #define XFER_REPORT_TEST_INFO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,20 +31,47 @@ struct TestInfo {
   bool bidirectional = false;  // -b
   bench::BwUnits units = bench::BwUnits::kMiBps;
   double duration_s = 0;  // -D; 0 = iteration mode
+  // -A; only atomic tests print it (in the title).
+  bench::AtomicType atomic_type = bench::AtomicType::kFetchAndAdd;
+  // Set for RDMA verbs runs: the header is then perftest's verbs block
+  // (perftest_table.h: VerbsTestHeader) instead of xfer's transport block.
+  std::optional<bench::VerbsRunInfo> verbs;
 };
 
 // The header of a run: what the CLI asked for, with what the run settled on
 // once connected (the transport the engine picked, the streams it granted,
-// the depths after perftest's rules).
+// the depths after perftest's rules, and for verbs runs the device, QPs and
+// connection type of run.verbs).
 TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& run);
 
-// perftest's testsStr[verb]: "RDMA_Write", "RDMA_Read" or "Send".
+// perftest's testsStr[verb]: "RDMA_Write", "RDMA_Read", "Send" or "Atomic".
 std::string_view VerbName(bench::Verb verb);
 
+// perftest's atomicTypesStr: "CMP_AND_SWAP" or "FETCH_AND_ADD".
+std::string_view AtomicTypeName(bench::AtomicType type);
+
 // The title perftest centres under the first dashed line, without its 20
-// leading spaces: "RDMA_Write BW Test", "Send Post List BW Test",
-// "RDMA_Read Latency Test".
+// leading spaces: testsStr[verb], the atomic type for atomic tests, then
+// "Bidirectional " / "Post List " / "BW " for BW or "Latency ", and "Test":
+// "RDMA_Write BW Test", "Send Post List BW Test", "RDMA_Read Latency Test",
+// "Atomic FETCH_AND_ADD BW Test".
 std::string TestTitle(const TestInfo& info);
+
+// Header values xfer's verbs path cannot vary, because it refuses the flags
+// that would change them (-O, --use-srq, -R, -z): " Dual-port : OFF",
+// " Using SRQ : OFF", " rdma_cm QPs : OFF", " Data ex. method : Ethernet".
+inline constexpr std::string_view kVerbsDualPort = "OFF";
+inline constexpr std::string_view kVerbsUsingSrq = "OFF";
+inline constexpr std::string_view kVerbsRdmaCmQps = "OFF";
+inline constexpr std::string_view kVerbsDataExchange = "Ethernet";
+
+// True when perftest's QP address line carries " OUT %#04x": READ only.
+bool AddressShowsOutReads(bench::Verb verb);
+
+// True when it carries " RKey %#08x VAddr %#016llx": WRITE and READ (the
+// fall-through of ctx_print_pingpong_data's switch; SEND and ATOMIC print
+// neither).
+bool AddressShowsRemoteKey(bench::Verb verb);
 
 // True when perftest would print the "TX depth" line: the client side (or
 // both sides in loopback); the server of a unidirectional test posts nothing.

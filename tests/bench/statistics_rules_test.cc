@@ -58,6 +58,29 @@ TEST(PeakDisabled, FollowsPerftestRules) {
   EXPECT_TRUE(PeakDisabled(p));
 }
 
+// perftest treats ATOMIC like WRITE/READ: the sender measures its own
+// completions, on either side, and the size is a fixed 8 bytes.
+TEST(PeakDisabled, AtomicIsLikeWriteAndRead) {
+  BenchParams p = WriteBwClient();
+  p.verb = Verb::kAtomic;
+  p.size = 8;
+  p.iterations = 1000;
+  EXPECT_FALSE(PeakDisabled(p));
+  p.role = Role::kServer;
+  EXPECT_FALSE(PeakDisabled(p));
+
+  p.role = Role::kClient;
+  p.cq_mod = 100;
+  p.rx_depth = 1;
+  Result<EffectiveSettings> s = ResolveSettings(p, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tx_depth, 128u);
+  EXPECT_EQ(s->cq_mod, 100u);  // 8 bytes: no large-message rule
+  EXPECT_EQ(s->rx_depth, 1u);  // no receives: not SEND's rounding
+  EXPECT_FALSE(s->peak_disabled);
+  EXPECT_TRUE(s->notices.empty());
+}
+
 TEST(ResolveSettings, DefaultsPassThrough) {
   Result<EffectiveSettings> s = ResolveSettings(WriteBwClient(), false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();

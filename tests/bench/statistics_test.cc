@@ -353,6 +353,7 @@ TEST(ComputeLatencyDuration, AverageAndTransactionsPerSecond) {
 
 TEST(RttFactor, ReadIsFullRoundTripOthersHalf) {
   EXPECT_EQ(RttFactor(Verb::kRead), 1);
+  EXPECT_EQ(RttFactor(Verb::kAtomic), 1);  // run_iter_lat, like READ
   EXPECT_EQ(RttFactor(Verb::kWrite), 2);
   EXPECT_EQ(RttFactor(Verb::kSend), 2);
 }

@@ -1,0 +1,418 @@
+// RDMA verbs flags into BenchParams::verbs, the transport rule (flags.h),
+// the atomic tests and perftest's per-verb connection rules.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/flags.h"
+#include "cli/parse_test_util.h"
+
+namespace xfer::cli {
+namespace {
+
+using bench::AtomicType;
+using bench::Connection;
+using bench::Kind;
+using bench::Verb;
+using testing_util::HasNoteContaining;
+using testing_util::Parse;
+
+ParserConfig WithVerbs() {
+  ParserConfig config;
+  config.transports = {"shm", "tcp", "verbs"};
+  return config;
+}
+
+bench::BenchParams ParseRun(const std::string& command,
+                            const ParserConfig& config) {
+  Result<ParsedCommand> parsed = Parse(command, config);
+  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
+  if (!parsed.ok()) return {};
+  EXPECT_EQ(parsed->action, ParsedCommand::Action::kRun) << command;
+  return parsed->params;
+}
+
+std::string ErrorOf(const std::string& command, const ParserConfig& config) {
+  Result<ParsedCommand> parsed = Parse(command, config);
+  EXPECT_FALSE(parsed.ok()) << command;
+  if (parsed.ok()) return "";
+  EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument) << command;
+  return parsed.status().message();
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// ---------------------------------------------------------------------------
+// Every verbs flag lands in VerbsParams.
+
+TEST(VerbsFlags, EveryHonouredFlagLandsInVerbsParams) {
+  const bench::BenchParams p = ParseRun(
+      "write_bw -d rxe0 -i 2 -x 3 -m 1024 -c UC -I 64 -S 5 -u 20 --ipv6 "
+      "--tclass 7 --pkey_index 0x10 h",
+      WithVerbs());
+  const bench::VerbsParams& v = p.verbs;
+  EXPECT_EQ(v.device, "rxe0");
+  EXPECT_EQ(v.ib_port, 2);
+  ASSERT_TRUE(v.gid_index.has_value());
+  EXPECT_EQ(*v.gid_index, 3);
+  ASSERT_TRUE(v.mtu.has_value());
+  EXPECT_EQ(*v.mtu, 1024u);
+  EXPECT_EQ(v.connection, Connection::kUC);
+  ASSERT_TRUE(v.inline_size.has_value());
+  EXPECT_EQ(*v.inline_size, 64u);
+  EXPECT_EQ(v.sl, 5);
+  EXPECT_EQ(v.qp_timeout, 20);
+  EXPECT_TRUE(v.prefer_ipv6);
+  EXPECT_EQ(v.traffic_class, 7);
+  EXPECT_EQ(v.pkey_index, 16);  // strtol(..., 0), as perftest
+  EXPECT_TRUE(v.unsupported.empty());
+  EXPECT_EQ(v.typed,
+            (std::vector<std::string>{"-d rxe0", "-i 2", "-x 3", "-m 1024",
+                                      "-c UC", "-I 64", "-S 5", "-u 20",
+                                      "--ipv6", "--tclass 7",
+                                      "--pkey_index 0x10"}));
+  EXPECT_EQ(p.transport, "verbs");
+  EXPECT_TRUE(p.notes.empty()) << p.notes.front();
+}
+
+TEST(VerbsFlags, DefaultsMeanPerftestDefaults) {
+  for (const char* command : {"write_bw h", "read_lat h", "send_bw h"}) {
+    const bench::VerbsParams v = ParseRun(command, WithVerbs()).verbs;
+    EXPECT_EQ(v.device, "") << command;
+    EXPECT_EQ(v.ib_port, 1);
+    EXPECT_FALSE(v.gid_index.has_value());
+    EXPECT_FALSE(v.mtu.has_value());
+    EXPECT_EQ(v.connection, Connection::kRC);
+    EXPECT_FALSE(v.inline_size.has_value());
+    EXPECT_FALSE(v.out_reads.has_value());
+    EXPECT_EQ(v.sl, 0);
+    EXPECT_EQ(v.qp_timeout, 14);
+    EXPECT_EQ(v.atomic_type, AtomicType::kFetchAndAdd);
+    EXPECT_FALSE(v.prefer_ipv6);
+    EXPECT_TRUE(v.typed.empty());
+    EXPECT_TRUE(v.unsupported.empty());
+  }
+}
+
+TEST(VerbsFlags, OutstandingReadsInReadAndAtomicTests) {
+  const bench::BenchParams read = ParseRun("read_bw -o 16 h", WithVerbs());
+  ASSERT_TRUE(read.verbs.out_reads.has_value());
+  EXPECT_EQ(*read.verbs.out_reads, 16u);
+  EXPECT_EQ(read.verbs.typed, std::vector<std::string>{"-o 16"});
+
+  const bench::BenchParams device_max =
+      ParseRun("read_lat -o 0 h", WithVerbs());
+  ASSERT_TRUE(device_max.verbs.out_reads.has_value());
+  EXPECT_EQ(*device_max.verbs.out_reads, 0u);  // 0 = the device maximum
+
+  const bench::BenchParams atomic = ParseRun("atomic_bw -o 4 h", WithVerbs());
+  ASSERT_TRUE(atomic.verbs.out_reads.has_value());
+  EXPECT_EQ(*atomic.verbs.out_reads, 4u);
+  EXPECT_EQ(*ParseRun("atomic_lat -o 2 h", WithVerbs()).verbs.out_reads, 2u);
+
+  EXPECT_TRUE(Contains(ErrorOf("send_bw -o 4 h", WithVerbs()),
+                       "-o/--outs: only for read tests or atomic tests"));
+}
+
+TEST(VerbsFlags, NotImplementedVerbsFlagsAreKeptAsUnsupported) {
+  const bench::BenchParams p = ParseRun(
+      "write_bw -R -T 3 -z --mr_per_qp --odp --force-link IB h", WithVerbs());
+  const std::vector<std::string> expected = {"-R",          "-T 3",
+                                             "-z",          "--mr_per_qp",
+                                             "--odp",       "--force-link IB"};
+  EXPECT_EQ(p.verbs.unsupported, expected);
+  EXPECT_EQ(p.verbs.typed, expected);
+  EXPECT_EQ(p.transport, "verbs");  // the verbs run refuses them by name
+  EXPECT_TRUE(p.notes.empty());
+
+  const bench::BenchParams srq = ParseRun("send_bw --use-srq h", WithVerbs());
+  EXPECT_EQ(srq.verbs.unsupported, std::vector<std::string>{"--use-srq"});
+
+  // The engine's transports note them as ignored, as before.
+  const bench::BenchParams tcp =
+      ParseRun("write_bw -R --transport tcp h", WithVerbs());
+  EXPECT_EQ(tcp.verbs.unsupported, std::vector<std::string>{"-R"});
+  EXPECT_TRUE(HasNoteContaining(
+      tcp, "-R: RDMA verbs flag; transport tcp has no verbs device, ignored"));
+}
+
+// ---------------------------------------------------------------------------
+// The transport rule.
+
+struct TransportCase {
+  const char* command;
+  bool verbs_offered;
+  const char* transport;  // params.transport afterwards
+  const char* note;       // a note that must be present, or "" for no notes
+};
+
+void PrintTo(const TransportCase& c, std::ostream* os) {
+  *os << c.command << (c.verbs_offered ? " [verbs]" : " [shm,tcp]");
+}
+
+class TransportRuleTest : public testing::TestWithParam<TransportCase> {};
+
+TEST_P(TransportRuleTest, SelectsAndNotes) {
+  const TransportCase& c = GetParam();
+  const bench::BenchParams p =
+      ParseRun(c.command, c.verbs_offered ? WithVerbs() : ParserConfig{});
+  EXPECT_EQ(p.transport, c.transport);
+  if (std::string(c.note).empty()) {
+    EXPECT_TRUE(p.notes.empty()) << p.notes.front();
+  } else {
+    EXPECT_TRUE(HasNoteContaining(p, c.note))
+        << (p.notes.empty() ? "(no notes)" : p.notes.front());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, TransportRuleTest,
+    testing::Values(
+        // verbs offered: a verbs flag or an atomic test selects it.
+        TransportCase{"write_bw h", true, "", ""},
+        TransportCase{"write_bw -s 4096 -q 2 h", true, "", ""},
+        TransportCase{"write_bw -d rxe0 h", true, "verbs", ""},
+        TransportCase{"write_bw -c RC h", true, "verbs", ""},
+        TransportCase{"send_bw -c UD h", true, "verbs", ""},
+        TransportCase{"read_bw -o 8 h", true, "verbs", ""},
+        TransportCase{"write_bw --ipv6 h", true, "verbs", ""},
+        TransportCase{"atomic_bw h", true, "verbs", ""},
+        TransportCase{"atomic_lat h", true, "verbs", ""},
+        TransportCase{"write_bw --transport verbs h", true, "verbs", ""},
+        TransportCase{"send_lat --transport verbs -c UD h", true, "verbs", ""},
+        // verbs offered but another transport typed: notes, as before.
+        TransportCase{"write_bw -d rxe0 --transport tcp h", true, "tcp",
+                      "-d rxe0: RDMA verbs flag; transport tcp has no verbs "
+                      "device, ignored"},
+        TransportCase{"send_bw --transport shm -c UD h", true, "shm",
+                      "-c UD: transport shm has reliable connected (RC) "
+                      "semantics only; connection type ignored"},
+        TransportCase{"write_bw --transport shm h", true, "shm", ""},
+        // verbs not offered (the default config): nothing selects it.
+        TransportCase{"write_bw -d rxe0 h", false, "",
+                      "-d rxe0: RDMA verbs flag; transports shm and tcp have "
+                      "no verbs device, ignored"},
+        TransportCase{"write_bw -c UC h", false, "",
+                      "-c UC: transports shm and tcp have reliable connected"},
+        TransportCase{"write_bw -c RC h", false, "", ""},
+        TransportCase{"read_bw -o 8 --transport tcp h", false, "tcp",
+                      "-o 8: RDMA verbs flag; transport tcp has no verbs "
+                      "device, ignored"}));
+
+TEST(TransportRule, VerbsFieldsAreFilledWhateverTheTransport) {
+  const bench::BenchParams p = ParseRun("write_bw -d mlx5_0 -x 2 h", {});
+  EXPECT_EQ(p.transport, "");
+  EXPECT_EQ(p.verbs.device, "mlx5_0");
+  EXPECT_EQ(*p.verbs.gid_index, 2);
+  EXPECT_EQ(p.notes.size(), 2u);
+}
+
+TEST(TransportRule, VerbsNeedsToBeOfferedToBeTyped) {
+  EXPECT_TRUE(Contains(ErrorOf("write_bw --transport verbs h", {}),
+                       "--transport: unknown transport 'verbs'"));
+}
+
+TEST(TransportRule, AtomicTestsRefuseOtherTransports) {
+  const std::string tcp = ErrorOf("atomic_bw --transport tcp h", WithVerbs());
+  EXPECT_TRUE(Contains(tcp, "--transport tcp")) << tcp;
+  EXPECT_TRUE(Contains(tcp, "atomic_bw runs on RDMA verbs only")) << tcp;
+  EXPECT_TRUE(Contains(ErrorOf("atomic_lat --transport shm h", WithVerbs()),
+                       "--transport shm"));
+  const std::string none = ErrorOf("atomic_lat h", {});
+  EXPECT_TRUE(Contains(none, "atomic_lat needs the RDMA verbs transport"))
+      << none;
+  EXPECT_TRUE(Contains(ErrorOf("atomic_bw --transport tcp h", {}),
+                       "--transport tcp"));
+}
+
+// ---------------------------------------------------------------------------
+// Atomic tests.
+
+TEST(AtomicTests, PerftestDefaults) {
+  const bench::BenchParams bw = ParseRun("atomic_bw h", WithVerbs());
+  EXPECT_EQ(bw.verb, Verb::kAtomic);
+  EXPECT_EQ(bw.kind, Kind::kBandwidth);
+  EXPECT_EQ(bw.size, 8u);
+  EXPECT_EQ(bw.iterations, 1000u);
+  EXPECT_EQ(bw.tx_depth, 128u);
+  EXPECT_EQ(bw.rx_depth, 1u);
+  EXPECT_EQ(bw.cq_mod, 100u);  // 8 bytes: no large-message rule
+  EXPECT_EQ(bw.verbs.atomic_type, AtomicType::kFetchAndAdd);
+  EXPECT_TRUE(bw.notes.empty());
+
+  const bench::BenchParams lat = ParseRun("ib_atomic_lat h", WithVerbs());
+  EXPECT_EQ(lat.verb, Verb::kAtomic);
+  EXPECT_EQ(lat.kind, Kind::kLatency);
+  EXPECT_EQ(lat.size, 8u);
+  EXPECT_EQ(lat.iterations, 1000u);
+  EXPECT_EQ(lat.tx_depth, 1u);
+  EXPECT_EQ(lat.rx_depth, 1u);
+}
+
+TEST(AtomicTests, SizeIsFixedAtEight) {
+  EXPECT_EQ(ErrorOf("atomic_bw -s 16 h", WithVerbs()),
+            "-s/--size: Message size cannot be changed for Atomic tests");
+  EXPECT_TRUE(Contains(ErrorOf("atomic_lat -s 4 h", WithVerbs()),
+                       "Message size cannot be changed for Atomic tests"));
+  EXPECT_EQ(ParseRun("atomic_bw -s 8 h", WithVerbs()).size, 8u);
+}
+
+TEST(AtomicTests, AllSizesIsRefused) {
+  EXPECT_TRUE(Contains(ErrorOf("atomic_bw -a h", WithVerbs()),
+                       "-a/--all: not possible in atomic tests"));
+  EXPECT_TRUE(Contains(ErrorOf("atomic_lat -a h", WithVerbs()), "-a/--all"));
+}
+
+TEST(AtomicTests, AtomicTypeParsing) {
+  const bench::BenchParams cas =
+      ParseRun("atomic_lat -A CMP_AND_SWAP h", WithVerbs());
+  EXPECT_EQ(cas.verbs.atomic_type, AtomicType::kCompareAndSwap);
+  EXPECT_EQ(cas.verbs.typed, std::vector<std::string>{"-A CMP_AND_SWAP"});
+  EXPECT_EQ(ParseRun("atomic_bw --atomic_type=FETCH_AND_ADD h", WithVerbs())
+                .verbs.atomic_type,
+            AtomicType::kFetchAndAdd);
+  EXPECT_TRUE(Contains(ErrorOf("atomic_bw -A XOR h", WithVerbs()),
+                       "-A/--atomic_type: invalid atomic type 'XOR'"));
+  EXPECT_TRUE(Contains(ErrorOf("atomic_bw -A cmp_and_swap h", WithVerbs()),
+                       "invalid atomic type"));
+  EXPECT_TRUE(Contains(ErrorOf("write_bw -A FETCH_AND_ADD h", WithVerbs()),
+                       "-A/--atomic_type: only for atomic tests"));
+}
+
+TEST(AtomicTests, ScopesFollowPerftest) {
+  EXPECT_TRUE(ParseRun("atomic_bw -b h", WithVerbs()).bidirectional);
+  EXPECT_EQ(ParseRun("atomic_bw -q 4 -l 2 h", WithVerbs()).post_list, 2u);
+  EXPECT_TRUE(Contains(ErrorOf("atomic_lat -b h", WithVerbs()),
+                       "-b/--bidirectional: only for bandwidth"));
+  EXPECT_TRUE(Contains(ErrorOf("atomic_bw -I 16 h", WithVerbs()),
+                       "-I/--inline_size: not available in read and atomic"));
+  EXPECT_TRUE(Contains(ErrorOf("atomic_bw -r 4 h", WithVerbs()),
+                       "-r/--rx-depth"));
+}
+
+// -b: write_bw, read_bw and atomic_bw, as perftest; send_bw not yet.
+TEST(Bidirectional, AllowedWhereXferHonoursIt) {
+  EXPECT_TRUE(ParseRun("write_bw -b h", WithVerbs()).bidirectional);
+  EXPECT_TRUE(ParseRun("read_bw -b h", WithVerbs()).bidirectional);
+  EXPECT_TRUE(ParseRun("atomic_bw -b h", WithVerbs()).bidirectional);
+  EXPECT_TRUE(Contains(ErrorOf("send_bw -b h", WithVerbs()),
+                       "send_bw does not support bidirectional runs yet"));
+}
+
+// ---------------------------------------------------------------------------
+// Connection types: perftest's per-verb rules; XRC, DC and SRD refused.
+
+struct ConnectionCase {
+  const char* command;
+  Connection connection;
+};
+
+void PrintTo(const ConnectionCase& c, std::ostream* os) { *os << c.command; }
+
+class ConnectionTest : public testing::TestWithParam<ConnectionCase> {};
+
+TEST_P(ConnectionTest, Accepted) {
+  const bench::BenchParams p = ParseRun(GetParam().command, WithVerbs());
+  EXPECT_EQ(p.verbs.connection, GetParam().connection);
+  EXPECT_EQ(p.transport, "verbs");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Allowed, ConnectionTest,
+    testing::Values(ConnectionCase{"write_bw -c RC h", Connection::kRC},
+                    ConnectionCase{"write_bw -c UC h", Connection::kUC},
+                    ConnectionCase{"write_lat -c UC h", Connection::kUC},
+                    ConnectionCase{"send_bw -c UC h", Connection::kUC},
+                    ConnectionCase{"send_bw -c UD h", Connection::kUD},
+                    ConnectionCase{"send_lat -c UD h", Connection::kUD},
+                    ConnectionCase{"read_bw -c RC h", Connection::kRC},
+                    ConnectionCase{"atomic_bw -c RC h", Connection::kRC}));
+
+struct RefusedCase {
+  const char* command;
+  const char* message_part;
+};
+
+void PrintTo(const RefusedCase& c, std::ostream* os) { *os << c.command; }
+
+class ConnectionRefusedTest : public testing::TestWithParam<RefusedCase> {};
+
+TEST_P(ConnectionRefusedTest, IsUsageError) {
+  for (const ParserConfig& config : {WithVerbs(), ParserConfig{}}) {
+    const std::string message = ErrorOf(GetParam().command, config);
+    EXPECT_TRUE(Contains(message, GetParam().message_part)) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Refused, ConnectionRefusedTest,
+    testing::Values(
+        RefusedCase{"read_bw -c UC h",
+                    "-c/--connection: UC connection is not possible in read "
+                    "and atomic tests"},
+        RefusedCase{"read_lat -c UC h", "UC connection is not possible"},
+        RefusedCase{"atomic_bw -c UC h", "UC connection is not possible"},
+        RefusedCase{"atomic_lat -c UD h",
+                    "UD connection is only possible in send tests"},
+        RefusedCase{"write_bw -c UD h",
+                    "-c/--connection: UD connection is only possible in send"},
+        RefusedCase{"read_bw -c UD h", "UD connection is only possible"},
+        RefusedCase{"send_bw -c XRC h",
+                    "-c/--connection: XRC connection is not supported by "
+                    "xfer yet"},
+        RefusedCase{"write_bw -c DC h",
+                    "DC connection is not supported by xfer yet"},
+        RefusedCase{"send_bw -c SRD h",
+                    "SRD connection is not supported by xfer yet"},
+        RefusedCase{"write_bw -c rc h", "invalid connection type 'rc'"}));
+
+// ---------------------------------------------------------------------------
+// Help.
+
+std::string HelpOf(const std::string& command, const ParserConfig& config) {
+  Result<ParsedCommand> parsed = Parse(command, config);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  if (!parsed.ok()) return "";
+  EXPECT_EQ(parsed->action, ParsedCommand::Action::kHelp);
+  return parsed->help_text;
+}
+
+TEST(VerbsHelp, AtomicHelpListsItsFlags) {
+  const std::string help = HelpOf("atomic_bw --help", WithVerbs());
+  EXPECT_TRUE(Contains(help, "atomic_bw runs on RDMA verbs only"));
+  EXPECT_TRUE(Contains(help, "  -A, --atomic_type=<type>"));
+  EXPECT_TRUE(Contains(help, "(default FETCH_AND_ADD)"));
+  EXPECT_TRUE(Contains(help, "  -o, --outs=<num>"));
+  EXPECT_TRUE(Contains(help, "(default 8)"));  // -s
+  EXPECT_FALSE(Contains(help, "--inline_size"));
+  EXPECT_TRUE(Contains(help, "  -b, --bidirectional"));
+
+  const std::string write = HelpOf("write_bw --help", WithVerbs());
+  EXPECT_FALSE(Contains(write, "--atomic_type"));
+  EXPECT_FALSE(Contains(write, "runs on RDMA verbs only"));
+  EXPECT_TRUE(Contains(write, "--inline_size"));
+}
+
+TEST(VerbsHelp, HeadingSaysWhoHonoursVerbsOptions) {
+  const std::string with = HelpOf("write_bw --help", WithVerbs());
+  EXPECT_TRUE(Contains(with,
+                       "RDMA verbs options (honoured by the verbs transport; "
+                       "shm and tcp note them as ignored):"));
+  EXPECT_TRUE(Contains(with, "--transport=<shm|tcp|verbs>  Transport to use "
+                             "(default: verbs when an RDMA verbs option"));
+  EXPECT_TRUE(Contains(with, "--rdma_cm  Connect QPs with rdma_cm and run test "
+                             "on those QPs [not implemented yet]"));
+
+  const std::string without = HelpOf("write_bw --help", {});
+  EXPECT_TRUE(Contains(without,
+                       "RDMA verbs options (checked, then ignored: shm and "
+                       "tcp have no verbs device):"));
+  EXPECT_FALSE(Contains(without, "default: verbs"));
+}
+
+}  // namespace
+}  // namespace xfer::cli
