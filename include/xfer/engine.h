@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,21 @@
 namespace xfer {
 
 using PeerId = uint64_t;
+
+// Which RDMA device, port and GID the "verbs" transport uses. Other
+// transports ignore it.
+struct VerbsOptions {
+  // The device as `ibv_devices` names it ("mlx5_0", "rxe0"); empty means
+  // the first device libibverbs lists.
+  std::string device;
+  // The device's port, from 1; it must be ACTIVE.
+  uint8_t port = 1;
+  // The GID table index (perftest's -x). Unset chooses automatically: on
+  // RoCE the best GID of the port (IPv4-mapped before IPv6, not link-local,
+  // RoCE v2 before v1, preferring the address the control connection
+  // uses); on InfiniBand no GRH at all.
+  std::optional<int> gid_index;
+};
 
 struct EngineOptions {
   // Shown in logs and sent to peers in the handshake.
@@ -47,11 +63,16 @@ struct EngineOptions {
   // transfer, a peer acknowledgement). A peer silent for longer is declared
   // dead and its requests fail with kConnectionLost or kTimeout.
   std::chrono::milliseconds io_timeout{10000};
+  // The RDMA device of the "verbs" transport.
+  VerbsOptions verbs;
 };
 
 struct ConnectOptions {
   // Force a transport by name; empty lets the engine choose: "shm" when both
-  // ends share a host and allow it, else "tcp".
+  // ends share a host and allow it, else "verbs" when both allow it and have
+  // a usable RDMA device, else "tcp". A chosen transport whose setup fails
+  // (e.g. RDMA devices that cannot reach each other) is dropped and the
+  // next one tried, within connect_timeout; a forced one is not.
   std::string transport;
   // Independent streams (perftest's QPs). Submit spreads work by the
   // `stream` argument, modulo this count. 1..64.
@@ -102,7 +123,9 @@ class Engine {
   // Connects to the engine listening at `address` ("host:port") and
   // exchanges region tables. Errors: kInvalidArgument (bad address, unknown
   // or disallowed transport), kNotSupported (no common transport, or a
-  // forced one the pair cannot use), kTimeout, kConnectionLost, kIoError,
+  // forced one the pair cannot use), kFailedPrecondition (a forced transport
+  // this host or the peer's cannot run, e.g. "verbs" without an RDMA
+  // device: the message says why), kTimeout, kConnectionLost, kIoError,
   // kProtocolError (the peer is not an xfer engine or sent garbage).
   virtual Result<PeerId> Connect(std::string_view address,
                                  const ConnectOptions& options) = 0;

@@ -11,7 +11,8 @@
 namespace xfer {
 namespace {
 
-Result<core::TransportList> EnabledTransports(const std::vector<std::string>& wanted) {
+Result<core::TransportList> EnabledTransports(const EngineOptions& options) {
+  const std::vector<std::string>& wanted = options.transports;
   transport::TransportRegistry registry;
   transport::RegisterBuiltinTransports(registry);
   core::TransportList list;
@@ -22,7 +23,7 @@ Result<core::TransportList> EnabledTransports(const std::vector<std::string>& wa
       return InvalidArgument(fmt::format("unknown transport '{}' (this build has: {})", name,
                                          fmt::join(registry.Names(), ", ")));
     }
-    list.push_back(entry->create());
+    list.push_back(entry->create(options));
   }
   if (list.empty()) return InvalidArgument("no transport enabled");
   std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
@@ -37,7 +38,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (options.connect_timeout.count() <= 0 || options.io_timeout.count() <= 0) {
     return InvalidArgument("timeouts must be positive");
   }
-  auto transports = EnabledTransports(options.transports);
+  auto transports = EnabledTransports(options);
   if (!transports.ok()) return transports.status();
   std::unique_ptr<Listener> listener;
   if (!options.listen_address.empty()) {

@@ -17,6 +17,21 @@ bool Lists(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// The transports an initiator can offer: those whose Usable() is OK now.
+// `why_not` collects the others' reasons, for an error naming them.
+std::vector<std::string> UsableNames(const TransportList& transports, Status& why_not) {
+  std::vector<std::string> names;
+  for (const auto& t : transports) {
+    Status usable = t->Usable();
+    if (usable.ok()) {
+      names.emplace_back(t->name());
+    } else if (why_not.ok()) {
+      why_not = usable.WithContext(fmt::format("transport '{}'", t->name()));
+    }
+  }
+  return names;
+}
+
 Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
     const ConnectContext& ctx, transport::Transport& transport, bool initiator, uint32_t streams,
     Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
@@ -68,17 +83,23 @@ void PeerConnection::Close() {
 
 Result<transport::Transport*> ChooseTransport(const TransportList& ours, const Hello& hello,
                                               bool same_host) {
-  auto usable = [&](const transport::Transport& t) {
+  auto fits = [&](const transport::Transport& t) {
     return Lists(hello.transports, t.name()) &&
            (same_host || !t.capabilities().same_host_only);
   };
+  // Usable() last: it may open devices.
+  auto usable = [&](const transport::Transport& t) { return fits(t) && t.Usable().ok(); };
   if (!hello.forced_transport.empty()) {
     for (const auto& t : ours) {
       if (t->name() != hello.forced_transport) continue;
       if (!Lists(hello.transports, t->name())) break;
-      if (!usable(*t)) {
+      if (!fits(*t)) {
         return NotSupported(fmt::format("transport '{}' needs both peers on one host",
                                         hello.forced_transport));
+      }
+      if (Status status = t->Usable(); !status.ok()) {
+        return status.WithContext(
+            fmt::format("transport '{}' cannot run on the acceptor", hello.forced_transport));
       }
       return t.get();
     }
@@ -100,22 +121,22 @@ Result<transport::Transport*> ChooseTransport(const TransportList& ours, const H
   return best;
 }
 
-Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
-                                                      const HostPort& address,
-                                                      const ConnectOptions& options) {
-  const Deadline deadline = Deadline::After(ctx.connect_timeout);
-  if (!options.transport.empty() && !Lists(NamesOf(ctx.transports), options.transport)) {
-    return InvalidArgument(fmt::format("transport '{}' is not enabled in this engine (have: {})",
-                                       options.transport, fmt::join(NamesOf(ctx.transports), ", ")));
-  }
-  if (options.streams == 0 || options.streams > 64) {
-    return InvalidArgument(fmt::format("streams must be 1..64, got {}", options.streams));
-  }
+namespace {
+
+// One connection attempt offering `offered`. When the handshake succeeded
+// but the chosen transport's endpoint setup failed, `failed_transport`
+// names it (so that the caller may retry without it).
+Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
+                                                    const HostPort& address,
+                                                    const ConnectOptions& options,
+                                                    const std::vector<std::string>& offered,
+                                                    Deadline deadline,
+                                                    std::string& failed_transport) {
   auto control = ConnectTcp(address, deadline);
   if (!control.ok()) return control.status();
 
   auto announced = ctx.memory.Snapshot();
-  Hello hello{ctx.local, NamesOf(ctx.transports), options.transport, options.streams,
+  Hello hello{ctx.local, offered, options.transport, options.streams,
               DescribeRegions(announced)};
   XFER_RETURN_IF_ERROR(control->SendMessage(EncodeHello(hello), deadline));
   auto bytes = control->RecvMessage(kMaxHandshakeBytes, deadline);
@@ -131,17 +152,69 @@ Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
     }
     return nullptr;
   }();
-  if (transport == nullptr || reply->streams > options.streams) {
+  if (transport == nullptr || !Lists(offered, reply->transport) ||
+      reply->streams > options.streams) {
     return ProtocolError(fmt::format("peer chose transport '{}' with {} streams, which was not offered",
                                      reply->transport, reply->streams));
   }
   transport::RemoteMemory remote(reply->regions);
   auto endpoint = SetUpEndpoint(ctx, *transport, true, reply->streams, *control,
                                 reply->identity, remote, std::move(announced), deadline);
-  if (!endpoint.ok()) return endpoint.status();
+  if (!endpoint.ok()) {
+    failed_transport = std::string(transport->name());
+    return endpoint.status();
+  }
   return std::make_unique<PeerConnection>(
       MakeInfo(reply->identity, transport->name(), reply->streams, reply->regions),
       std::move(control.value()), std::move(remote), std::move(endpoint.value()));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
+                                                      const HostPort& address,
+                                                      const ConnectOptions& options) {
+  const Deadline deadline = Deadline::After(ctx.connect_timeout);
+  if (!options.transport.empty() && !Lists(NamesOf(ctx.transports), options.transport)) {
+    return InvalidArgument(fmt::format("transport '{}' is not enabled in this engine (have: {})",
+                                       options.transport, fmt::join(NamesOf(ctx.transports), ", ")));
+  }
+  if (options.streams == 0 || options.streams > 64) {
+    return InvalidArgument(fmt::format("streams must be 1..64, got {}", options.streams));
+  }
+  // Only transports this host can run are offered; a forced one that it
+  // cannot run is an error naming why (verbs: no RDMA device, ...).
+  Status unusable;
+  std::vector<std::string> offered = UsableNames(ctx.transports, unusable);
+  if (!options.transport.empty() && !Lists(offered, options.transport)) {
+    for (const auto& t : ctx.transports) {
+      if (t->name() != options.transport) continue;
+      return t->Usable().WithContext(
+          fmt::format("transport '{}' cannot run on this host", options.transport));
+    }
+  }
+  if (offered.empty()) return unusable.WithContext("no enabled transport can run on this host");
+  // Fallback: when the transport the acceptor chose fails its endpoint setup
+  // (both sides learn of it: the transports report setup failures to each
+  // other), try again without it, on a fresh control connection, within the
+  // same deadline. The acceptor just sees one failed and one good accept.
+  // A forced transport is never replaced.
+  std::string first_failure;
+  for (;;) {
+    std::string failed;
+    auto connection = ConnectOnce(ctx, address, options, offered, deadline, failed);
+    if (connection.ok()) return connection;
+    Status status = connection.status();
+    if (!first_failure.empty()) status = status.WithContext(first_failure);
+    if (failed.empty() || !options.transport.empty()) return status;
+    std::erase(offered, failed);
+    if (offered.empty() || deadline.expired()) return status;
+    if (first_failure.empty()) {
+      first_failure = fmt::format("after transport '{}' failed its setup ({}), falling back to {}",
+                                  failed, connection.status().ToString(),
+                                  fmt::join(offered, ", "));
+    }
+  }
 }
 
 Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx, Socket control) {

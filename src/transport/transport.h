@@ -79,6 +79,13 @@ class Transport {
   virtual ~Transport() = default;
   virtual std::string_view name() const = 0;
   virtual Capabilities capabilities() const = 0;
+  // OK when this host can carry connections over the transport right now;
+  // otherwise why not (verbs: kFailedPrecondition without an RDMA device,
+  // kNotFound for an unknown device). The engine offers and accepts only
+  // usable transports, and reports this status when a forced one is not.
+  // Thread-safe; may be slow (opens devices), so it is asked once per
+  // connection attempt, never per transfer.
+  virtual Status Usable() const { return Status::Ok(); }
   // Builds the endpoint for one connection; see EndpointSetup. Errors:
   // whatever setup met (kTimeout, kConnectionLost, kProtocolError,
   // kNotSupported, kIoError).

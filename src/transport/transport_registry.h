@@ -9,13 +9,16 @@
 #include <vector>
 
 #include "transport/transport.h"
+#include "xfer/engine.h"
 
 namespace xfer::transport {
 
 struct TransportEntry {
   std::string name;         // "shm", "tcp"
   std::string description;  // one line for --help and errors
-  std::function<std::unique_ptr<Transport>()> create;
+  // Builds the transport for an engine created with these options (verbs
+  // reads EngineOptions::verbs; the others need nothing).
+  std::function<std::unique_ptr<Transport>(const EngineOptions&)> create;
 };
 
 // Not thread-safe to mutate; the engine fills it once at creation.

@@ -10,6 +10,7 @@
 
 #include "common/socket.h"
 #include "core/two_process.h"
+#include "support/verbs_test_env.h"
 #include "xfer/engine.h"
 
 namespace xfer {
@@ -29,6 +30,7 @@ std::unique_ptr<Engine> MakeInitiator(const std::string& transport) {
   options.transports = {transport};
   options.connect_timeout = 3000ms;
   options.io_timeout = 2000ms;
+  options.verbs.device = testing::TestVerbsDevices().initiator;
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return std::move(engine.value());
@@ -36,6 +38,12 @@ std::unique_ptr<Engine> MakeInitiator(const std::string& transport) {
 
 class EngineTest : public ::testing::TestWithParam<std::string> {
  protected:
+  void SetUp() override {
+    if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
+      GTEST_SKIP() << testing::VerbsSkipReason();
+    }
+  }
+
   void Connect(TargetProcess& target) {
     engine_ = MakeInitiator(GetParam());
     auto local = engine_->AllocateMemory(kRegion, {});
@@ -56,7 +64,7 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
-  TargetProcess target({"shm", "tcp"}, kRegion, Access::kRemoteReadWrite, 0);
+  TargetProcess target({"shm", "tcp", "verbs"}, kRegion, Access::kRemoteReadWrite, 0);
   Connect(target);
   auto info = engine_->GetPeerInfo(peer_);
   ASSERT_TRUE(info.ok());
@@ -171,7 +179,7 @@ TEST_P(EngineTest, PeerKilledMidTransferIsReportedWithinTheTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 8s);
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, EngineTest, ::testing::Values("shm", "tcp"),
+INSTANTIATE_TEST_SUITE_P(Transports, EngineTest, ::testing::Values("shm", "tcp", "verbs"),
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(EngineSelectionTest, SameHostPeersPickShmUnlessForced) {
@@ -188,6 +196,114 @@ TEST(EngineSelectionTest, NoCommonTransportIsRefusedWithReason) {
   auto peer = engine->Connect(target.address(), {});
   ASSERT_FALSE(peer.ok());
   EXPECT_EQ(peer.status().code(), StatusCode::kNotSupported) << peer.status().ToString();
+}
+
+// Verbs is chosen over tcp when both peers have a usable RDMA device (it is
+// never chosen over shm, which these same-host peers do not enable here),
+// and the engine falls back to tcp when a peer has none or its setup fails.
+std::unique_ptr<Engine> MakeVerbsTcpInitiator(std::optional<int> gid_index = std::nullopt) {
+  EngineOptions options;
+  options.name = "initiator";
+  options.listen_address = "";
+  options.transports = {"tcp", "verbs"};
+  options.connect_timeout = 5000ms;
+  options.io_timeout = 2000ms;
+  options.verbs.device = testing::TestVerbsDevices().initiator;
+  options.verbs.gid_index = gid_index;
+  auto engine = Engine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  return std::move(engine.value());
+}
+
+// A write through the connection, checked byte for byte.
+void ExpectWriteLands(Engine& engine, PeerId peer, TargetProcess& target) {
+  auto local = engine.AllocateMemory(4096, {});
+  ASSERT_TRUE(local.ok());
+  auto* bytes = static_cast<uint8_t*>(local->address);
+  for (size_t i = 0; i < 4096; ++i) bytes[i] = static_cast<uint8_t>(i * 13 + 1);
+  const TransferEntry entry{bytes, target.region().address, 4096};
+  ASSERT_TRUE(engine.Transfer(peer, OpCode::kWrite, std::span(&entry, 1), 5s).ok());
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(bytes, 4096));
+}
+
+TEST(EngineSelectionTest, VerbsIsChosenOverTcpExactlyWhenThereIsADevice) {
+  TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0);
+  auto engine = MakeVerbsTcpInitiator();
+  auto peer = engine->Connect(target.address(), {});
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  EXPECT_EQ(engine->GetPeerInfo(*peer)->transport,
+            testing::HasVerbsDevice() ? "verbs" : "tcp");
+  ExpectWriteLands(*engine, *peer, target);
+}
+
+TEST(EngineSelectionTest, ForcedVerbsWithoutADeviceFailsWithTheReason) {
+  if (testing::HasVerbsDevice()) GTEST_SKIP() << "this host has an RDMA device";
+  TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0);
+  auto engine = MakeVerbsTcpInitiator();
+  auto peer = engine->Connect(target.address(), {.transport = "verbs"});
+  ASSERT_FALSE(peer.ok());
+  EXPECT_EQ(peer.status().code(), StatusCode::kFailedPrecondition) << peer.status().ToString();
+  EXPECT_NE(peer.status().message().find("no RDMA device"), std::string::npos)
+      << peer.status().ToString();
+}
+
+TEST(EngineSelectionTest, AcceptorWithoutAUsableDeviceFallsBackToTcp) {
+  // The acceptor's verbs names a device that does not exist: unusable there.
+  TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0,
+                       VerbsOptions{"no-such-rdma-device", 1, std::nullopt});
+  auto engine = MakeVerbsTcpInitiator();
+  auto peer = engine->Connect(target.address(), {});
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  EXPECT_EQ(engine->GetPeerInfo(*peer)->transport, "tcp");
+  ExpectWriteLands(*engine, *peer, target);
+}
+
+TEST(EngineSelectionTest, ForcedVerbsOnAnAcceptorWithoutItIsRefusedWithTheReason) {
+  if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
+  TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0,
+                       VerbsOptions{"no-such-rdma-device", 1, std::nullopt});
+  auto engine = MakeVerbsTcpInitiator();
+  auto peer = engine->Connect(target.address(), {.transport = "verbs"});
+  ASSERT_FALSE(peer.ok());
+  EXPECT_EQ(peer.status().code(), StatusCode::kNotFound) << peer.status().ToString();
+  EXPECT_NE(peer.status().message().find("no-such-rdma-device"), std::string::npos)
+      << peer.status().ToString();
+}
+
+TEST(EngineSelectionTest, VerbsSetupFailureFallsBackToTcpUnlessForced) {
+  if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
+  TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0);
+  // A GID index the port does not have: the device is usable, but the
+  // initiator's verbs setup fails (and tells the acceptor).
+  auto engine = MakeVerbsTcpInitiator(100000);
+  auto peer = engine->Connect(target.address(), {});
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  EXPECT_EQ(engine->GetPeerInfo(*peer)->transport, "tcp");
+  ExpectWriteLands(*engine, *peer, target);
+
+  auto forced = engine->Connect(target.address(), {.transport = "verbs"});
+  ASSERT_FALSE(forced.ok());
+  EXPECT_EQ(forced.status().code(), StatusCode::kInvalidArgument) << forced.status().ToString();
+  EXPECT_NE(forced.status().message().find("gid"), std::string::npos)
+      << forced.status().ToString();
+}
+
+TEST(EngineVerbsTest, HugepageRegionsTravelOverVerbs) {
+  if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
+  TargetProcess target({"verbs"}, 4096, Access::kRemoteReadWrite, 0);
+  auto engine = MakeInitiator("verbs");
+  auto huge = engine->AllocateMemory(2 << 20, {Access::kNone, MemoryKind::kHugepage});
+  if (!huge.ok()) GTEST_SKIP() << "no free 2 MiB hugepage: " << huge.status().ToString();
+  auto peer = engine->Connect(target.address(), {.transport = "verbs"});
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  auto* bytes = static_cast<uint8_t*>(huge->address);
+  for (size_t i = 0; i < 4096; ++i) bytes[i] = static_cast<uint8_t>(i * 5 + 2);
+  const TransferEntry entry{bytes, target.region().address, 4096};
+  ASSERT_TRUE(engine->Transfer(*peer, OpCode::kWrite, std::span(&entry, 1), 5s).ok());
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(bytes, 4096));
+  std::memset(bytes, 0, 4096);
+  ASSERT_TRUE(engine->Transfer(*peer, OpCode::kRead, std::span(&entry, 1), 5s).ok());
+  EXPECT_EQ(Fnv1a(bytes, 4096), target.Ask(ChildCommand::kHash));
 }
 
 TEST(EngineHostileTest, ConnectToGarbageServerFailsWithProtocolError) {

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/verbs_test_env.h"
+
 namespace xfer::testing {
 namespace {
 
@@ -35,10 +37,11 @@ bool ReadAll(int fd, void* data, size_t n) {
 }
 
 [[noreturn]] void ChildMain(int in, int out, std::vector<std::string> transports, size_t length,
-                            Access access, uint8_t fill) {
+                            Access access, uint8_t fill, VerbsOptions verbs) {
   EngineOptions options;
   options.name = "target";
   options.transports = std::move(transports);
+  options.verbs = std::move(verbs);
   options.io_timeout = std::chrono::milliseconds(3000);
   auto engine = Engine::Create(options);
   if (!engine.ok()) _exit(2);
@@ -77,7 +80,12 @@ uint64_t Fnv1a(const void* data, size_t length) {
 }
 
 TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length, Access access,
-                             uint8_t fill) {
+                             uint8_t fill)
+    : TargetProcess(std::move(transports), length, access, fill,
+                    VerbsOptions{TestVerbsDevices().target, 1, std::nullopt}) {}
+
+TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length, Access access,
+                             uint8_t fill, VerbsOptions verbs) {
   int down[2], up[2];
   if (pipe(down) != 0 || pipe(up) != 0) throw std::runtime_error("pipe");
   pid_ = fork();
@@ -85,7 +93,7 @@ TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length,
   if (pid_ == 0) {
     close(down[1]);
     close(up[0]);
-    ChildMain(down[0], up[1], std::move(transports), length, access, fill);
+    ChildMain(down[0], up[1], std::move(transports), length, access, fill, std::move(verbs));
   }
   close(down[0]);
   close(up[1]);

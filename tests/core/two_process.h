@@ -34,6 +34,11 @@ class TargetProcess {
   // Forks a child whose engine allows `transports`, allocates `length`
   // bytes with `access`, fills them with `fill`, and waits for commands.
   TargetProcess(std::vector<std::string> transports, size_t length, Access access, uint8_t fill);
+  // The same, with the child's EngineOptions::verbs given; the constructor
+  // above uses the target device of XFER_TEST_VERBS_DEVICES
+  // (support/verbs_test_env.h).
+  TargetProcess(std::vector<std::string> transports, size_t length, Access access, uint8_t fill,
+                VerbsOptions verbs);
   ~TargetProcess();
 
   const std::string& address() const { return address_; }

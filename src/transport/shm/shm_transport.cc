@@ -63,7 +63,9 @@ Result<std::unique_ptr<Endpoint>> ShmTransport::CreateEndpoint(EndpointSetup& se
 void RegisterShmTransport(TransportRegistry& registry) {
   registry.Add(TransportEntry{
       "shm", "same-host shared memory: one-sided copies straight into the peer's memory",
-      [] { return std::unique_ptr<Transport>(std::make_unique<shm::ShmTransport>()); }});
+      [](const EngineOptions&) {
+        return std::unique_ptr<Transport>(std::make_unique<shm::ShmTransport>());
+      }});
 }
 
 }  // namespace xfer::transport

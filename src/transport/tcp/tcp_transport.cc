@@ -39,7 +39,7 @@ namespace xfer::transport {
 
 void RegisterTcpTransport(TransportRegistry& registry) {
   registry.Add({"tcp", "TCP sockets between any two hosts; one socket pair per stream",
-                [] { return std::make_unique<tcp::TcpTransport>(); }});
+                [](const EngineOptions&) { return std::make_unique<tcp::TcpTransport>(); }});
 }
 
 }  // namespace xfer::transport

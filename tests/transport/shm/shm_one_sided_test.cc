@@ -25,7 +25,7 @@ TEST(ShmTransportTest, RegistersWithCapabilitiesAsData) {
   transport::RegisterBuiltinTransports(registry);
   const transport::TransportEntry* entry = registry.Find("shm");
   ASSERT_NE(entry, nullptr);
-  auto shm = entry->create();
+  auto shm = entry->create(EngineOptions{});
   EXPECT_EQ(shm->name(), "shm");
   const transport::Capabilities caps = shm->capabilities();
   EXPECT_TRUE(caps.one_sided);

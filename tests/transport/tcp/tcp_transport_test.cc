@@ -14,7 +14,7 @@ TEST(TcpTransportTest, RegistersItselfAsTcp) {
   const TransportEntry* entry = registry.Find("tcp");
   ASSERT_NE(entry, nullptr);
   EXPECT_FALSE(entry->description.empty());
-  auto transport = entry->create();
+  auto transport = entry->create(EngineOptions{});
   ASSERT_NE(transport, nullptr);
   EXPECT_EQ(transport->name(), "tcp");
 }

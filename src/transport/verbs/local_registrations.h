@@ -1,0 +1,84 @@
+// The memory registrations (MRs) of one verbs endpoint: every local region
+// its engine announced at connect time, plus any registered later that a
+// transfer uses.
+//
+// Why lazily: the engine tells transports about its regions only at connect
+// time (EndpointSetup::announced). The peer can target only those (its
+// RemoteMemory table is fixed at the handshake), but the LOCAL side of a
+// transfer, a send or a receive may lie in a region registered after
+// connect; the engine checks it against its live registry before posting.
+// Such a region is registered with the device the first time a WR needs
+// it, from LocalMemory::Snapshot(), and kept until the endpoint closes.
+//
+// Contract on deregistration: the engine does not tell transports when a
+// region is deregistered, so an MR (and the pages it pins) lives until the
+// connection closes. Callers must quiesce transfers on a region before
+// deregistering it (engine.h); and re-registering memory at the SAME
+// addresses while a verbs connection that used the old region is up is not
+// supported: the endpoint would keep using the old registration. A new
+// region that overlaps only part of an old one is detected and the old
+// registration replaced.
+#ifndef XFER_TRANSPORT_VERBS_LOCAL_REGISTRATIONS_H_
+#define XFER_TRANSPORT_VERBS_LOCAL_REGISTRATIONS_H_
+
+#include <cstdint>
+#include <shared_mutex>
+#include <span>
+#include <vector>
+
+#include "transport/local_memory.h"
+#include "transport/verbs/setup_message.h"
+#include "verbs/ib_handles.h"
+#include "xfer/status.h"
+
+namespace xfer::transport::verbs {
+
+// The ibv_access_flags for a region granting `access` to the peer:
+// LOCAL_WRITE always (READ destinations, receives), REMOTE_READ for
+// kRemoteRead, REMOTE_WRITE for kRemoteWrite, REMOTE_ATOMIC when both
+// (an atomic reads and writes). Pure.
+int AccessFlagsFor(Access access);
+
+// Thread-safe. `pd` and `local` must outlive the object.
+class LocalRegistrations {
+ public:
+  LocalRegistrations(ibv_pd* pd, const LocalMemory* local);
+  LocalRegistrations(const LocalRegistrations&) = delete;
+  LocalRegistrations& operator=(const LocalRegistrations&) = delete;
+
+  // Registers each region (hugepage-backed ones included). Errors: from
+  // RegisterMemoryRegion (kResourceExhausted, often RLIMIT_MEMLOCK).
+  Status RegisterAll(std::span<const LocalRegionView> regions);
+
+  // The keys of the regions registered so far, for the setup message.
+  std::vector<RegionKey> Keys() const;
+
+  // The lkey for [address, address + length), registering its region now
+  // if needed. Errors: kOutOfRange (not inside one region of the engine's
+  // table), kResourceExhausted (ibv_reg_mr).
+  Result<uint32_t> LocalKey(const void* address, uint64_t length);
+
+ private:
+  struct Registration {
+    uint64_t id = 0;
+    uint64_t address = 0;
+    uint64_t length = 0;
+    Access access = Access::kNone;
+    ::xfer::verbs::MemoryRegionHandle mr;
+  };
+
+  // REQUIRES: mu_ held (shared or exclusive).
+  const Registration* FindLocked(uint64_t address, uint64_t length) const;
+  // Registers `view`, replacing stale overlapping registrations; returns
+  // its lkey. REQUIRES: mu_ held exclusively.
+  Result<uint32_t> AddLocked(const LocalRegionView& view);
+
+  ibv_pd* const pd_;
+  const LocalMemory* const local_;
+  mutable std::shared_mutex mu_;
+  std::vector<Registration> registrations_;  // GUARDED_BY(mu_); sorted by address
+};
+
+}  // namespace xfer::transport::verbs
+
+#endif  // XFER_TRANSPORT_VERBS_LOCAL_REGISTRATIONS_H_

@@ -1,0 +1,222 @@
+#include "transport/verbs/verbs_endpoint.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "common/request_access.h"
+
+namespace xfer::transport::verbs {
+namespace {
+
+using internal::RequestAccess;
+
+uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+std::vector<ibv_qp*> RawQps(const EndpointResources& resources) {
+  std::vector<ibv_qp*> qps;
+  for (const auto& qp : resources.qps) qps.push_back(qp.get());
+  return qps;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<VerbsEndpoint>> VerbsEndpoint::Create(
+    std::unique_ptr<EndpointResources> resources, PeerSetup peer, const EndpointSetup& setup) {
+  std::unique_ptr<VerbsEndpoint> endpoint(
+      new VerbsEndpoint(std::move(resources), std::move(peer), setup));
+  const EndpointResources& r = *endpoint->resources_;
+  auto poller = CompletionPoller::Create(r.device.context(), r.cq.get(), r.channel.get(),
+                                         setup.control != nullptr ? setup.control->fd() : -1,
+                                         setup.io_timeout, *endpoint);
+  if (!poller.ok()) return poller.status();
+  endpoint->poller_ = std::move(poller.value());
+  endpoint->poller_->Start();
+  return endpoint;
+}
+
+VerbsEndpoint::VerbsEndpoint(std::unique_ptr<EndpointResources> resources, PeerSetup peer,
+                             const EndpointSetup& setup)
+    : resources_(std::move(resources)),
+      peer_(std::move(peer)),
+      rule_{static_cast<uint32_t>(resources_->qps.size()), resources_->min_stripe_bytes,
+            resources_->max_wr_bytes},
+      io_timeout_(setup.io_timeout) {
+  for (uint32_t i = 0; i < resources_->qps.size(); ++i) {
+    send_queues_.push_back(std::make_unique<SendQueue>(resources_->qps[i].get(), i,
+                                                       resources_->send_depth, state_));
+  }
+  receive_ = std::make_unique<ReceivePath>(*resources_->slots, RawQps(*resources_), state_,
+                                           io_timeout_, [this](const Status& s) { Fail(s); });
+}
+
+VerbsEndpoint::~VerbsEndpoint() { Close(); }
+
+void VerbsEndpoint::Fail(const Status& reason) {
+  if (!state_.Fail(reason)) return;
+  // ERROR stops the NIC and flushes every posted WR (a completion each),
+  // which the completion thread reaps before it finishes the requests.
+  for (const auto& qp : resources_->qps) {
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_ERR;
+    (void)ibv_modify_qp(qp.get(), &attr, IBV_QP_STATE);
+  }
+  if (poller_) poller_->Wake();
+}
+
+Status VerbsEndpoint::PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
+                                uint32_t stream) {
+  return PostOneSided(WrOp::kWrite, entries, request, stream);
+}
+
+Status VerbsEndpoint::PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
+                               uint32_t stream) {
+  return PostOneSided(WrOp::kRead, entries, request, stream);
+}
+
+Status VerbsEndpoint::PostOneSided(WrOp op, std::span<const TransferEntry> entries,
+                                   TransferRequest& request, uint32_t stream) {
+  if (entries.empty()) return InvalidArgument("verbs: empty batch");
+  if (state_.closed()) return state_.ClosedError();
+  stream %= rule_.streams;
+  const Access needed = op == WrOp::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
+  // Every key first: an error leaves the request untouched.
+  std::vector<uint64_t> lengths(entries.size());
+  std::vector<WorkRequest> keyed(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TransferEntry& e = entries[i];
+    auto lkey = resources_->registrations->LocalKey(e.local, e.length);
+    if (!lkey.ok()) return lkey.status().WithContext(fmt::format("entry {}", i));
+    auto rkey = peer_.keys.Find(e.remote, e.length, needed);
+    if (!rkey.ok()) return rkey.status().WithContext(fmt::format("entry {}", i));
+    lengths[i] = e.length;
+    keyed[i] = {&request, op, AddressOf(e.local), *lkey, 0, e.remote, *rkey, 0, false};
+  }
+  std::vector<Piece> pieces;
+  XFER_RETURN_IF_ERROR(StripeEntries(lengths, stream, rule_, pieces));
+  // Grouped by stream, in order within each: one Enqueue per QP.
+  std::stable_sort(pieces.begin(), pieces.end(),
+                   [](const Piece& a, const Piece& b) { return a.stream < b.stream; });
+  RequestAccess::Start(request, static_cast<uint32_t>(pieces.size()));
+  // Once the last WR is queued the completion thread may finish `request`
+  // at any moment: it is not touched after the loop.
+  std::vector<WorkRequest> wrs;
+  for (size_t begin = 0; begin < pieces.size();) {
+    const uint32_t q = pieces[begin].stream;
+    wrs.clear();
+    size_t end = begin;
+    for (; end < pieces.size() && pieces[end].stream == q; ++end) {
+      const Piece& piece = pieces[end];
+      WorkRequest wr = keyed[piece.entry];
+      wr.local += piece.offset;
+      wr.remote += piece.offset;
+      wr.length = static_cast<uint32_t>(piece.length);
+      wrs.push_back(wr);
+    }
+    wrs.back().last_of_request = true;
+    Status status = send_queues_[q]->Enqueue(wrs);
+    if (!status.ok()) Fail(status);
+    begin = end;
+  }
+  return Status::Ok();
+}
+
+Status VerbsEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,
+                               uint32_t stream) {
+  if (length == 0 || length > kMaxMessageBytes) {
+    return InvalidArgument(
+        fmt::format("verbs: a message holds 1 to {} bytes, not {}", kMaxMessageBytes, length));
+  }
+  if (state_.closed()) return state_.ClosedError();
+  auto lkey = resources_->registrations->LocalKey(data, length);
+  if (!lkey.ok()) return lkey.status().WithContext("send buffer");
+  const uint64_t piece_bytes = peer_.recv_slot_bytes;
+  const auto count = static_cast<uint32_t>(CountMessagePieces(length, piece_bytes));
+  std::vector<WorkRequest> wrs(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t offset = uint64_t{i} * piece_bytes;
+    wrs[i] = {&request,
+              WrOp::kSend,
+              AddressOf(data) + offset,
+              *lkey,
+              static_cast<uint32_t>(std::min<uint64_t>(piece_bytes, length - offset)),
+              0,
+              0,
+              static_cast<uint32_t>(length),
+              i + 1 == count};
+  }
+  RequestAccess::Start(request, count);
+  Status status = send_queues_[stream % rule_.streams]->Enqueue(wrs);
+  if (!status.ok()) Fail(status);
+  return Status::Ok();
+}
+
+Status VerbsEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
+  return receive_->Post(buffer, capacity, request);
+}
+
+void VerbsEndpoint::Close() {
+  std::lock_guard lock(close_mu_);
+  if (joined_) return;
+  Fail(ConnectionLost("verbs endpoint closed locally"));
+  if (poller_) poller_->Join();
+  joined_ = true;
+}
+
+void VerbsEndpoint::OnCompletion(const ibv_wc& wc) {
+  // A flush on a live connection follows whatever broke the QP: an error
+  // completion on another WR, or an async event. Take the event first.
+  if (wc.status == IBV_WC_WR_FLUSH_ERR && !state_.closed()) poller_->HandleAsyncEvents();
+  if (IsRecvWrId(wc.wr_id)) {
+    const uint32_t q = RecvWrIdQp(wc.wr_id);
+    if (wc.status != IBV_WC_SUCCESS) {
+      // Flushes of the posted slots are how a failed QP ends; anything
+      // else on a live connection kills it.
+      if (!state_.closed()) Fail(CompletionError(wc.status, wc.vendor_err, WrOp::kRecv, q, 0));
+      return;
+    }
+    receive_->OnArrival(q, RecvWrIdSlot(wc.wr_id), wc.byte_len,
+                        (wc.wc_flags & IBV_WC_WITH_IMM) != 0, ntohl(wc.imm_data));
+    return;
+  }
+  const auto q = static_cast<uint32_t>(wc.wr_id & ((uint64_t{1} << kSendWrIdShift) - 1));
+  if (q >= send_queues_.size() || (wc.wr_id >> kSendWrIdShift) == 0) {
+    Fail(Internal(fmt::format("verbs: completion for unknown WR id {:#x}", wc.wr_id)));
+    return;
+  }
+  Status failed = send_queues_[q]->OnCompletion(wc.wr_id, wc.status, wc.vendor_err);
+  if (!failed.ok()) Fail(failed);
+}
+
+void VerbsEndpoint::OnTick(uint64_t now_ns) {
+  const auto limit = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(io_timeout_).count());
+  for (size_t q = 0; q < send_queues_.size(); ++q) {
+    const uint64_t since = send_queues_[q]->WaitingSinceNs();
+    if (since != 0 && now_ns > since && now_ns - since > limit) {
+      Fail(Timeout(fmt::format("verbs: no completion from the peer on stream {} for {} ms", q,
+                               io_timeout_.count())));
+      return;
+    }
+  }
+  receive_->CheckTimeouts(now_ns);
+}
+
+void VerbsEndpoint::OnFatal(const Status& reason) { Fail(reason); }
+
+bool VerbsEndpoint::Closed() const { return state_.closed(); }
+
+bool VerbsEndpoint::Quiesced() const {
+  return std::all_of(send_queues_.begin(), send_queues_.end(),
+                     [](const auto& queue) { return queue->Idle(); });
+}
+
+void VerbsEndpoint::Stopped() {
+  const Status reason = state_.ClosedError();
+  for (auto& queue : send_queues_) queue->Drain(reason);
+  receive_->FailAll(reason);
+}
+
+}  // namespace xfer::transport::verbs

@@ -1,0 +1,110 @@
+// One verbs connection to one peer: RC queue pairs, one per stream, set up
+// by setup_exchange.h.
+//
+// One-sided: every entry is checked against the peer's rkeys, cut into WRs
+// (striping.h: large entries are striped over the QPs), and queued on the
+// QPs' send queues (send_queue.h), which post within the send-queue depth
+// and keep the rest in order. A request completes when all of its WRs have.
+//
+// Two-sided: a message is SEND_WITH_IMM pieces on the caller's stream;
+// receives are filled from the receive slots in posting order
+// (receive_path.h).
+//
+// Progress: one completion thread (completion_poller.h) reaps the shared
+// CQ, posts backlog as room frees, copies messages out, and runs the
+// timeout checks. Posting threads never wait on the peer.
+//
+// Failure: the first failed completion (its request gets the WR's error,
+// e.g. kPermissionDenied for a remote access error, kConnectionLost for
+// exhausted RC retries), a peer that closes the control socket (its process
+// died or it disconnected), a WR with no completion for io_timeout, a
+// message stuck for io_timeout, or Close() fails the whole connection: its
+// QPs go to ERROR, every other in-flight request and posted receive
+// finishes with kConnectionLost naming the reason, later posts return it.
+#ifndef XFER_TRANSPORT_VERBS_VERBS_ENDPOINT_H_
+#define XFER_TRANSPORT_VERBS_VERBS_ENDPOINT_H_
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "transport/transport.h"
+#include "transport/verbs/completion_poller.h"
+#include "transport/verbs/connection_state.h"
+#include "transport/verbs/endpoint_resources.h"
+#include "transport/verbs/receive_path.h"
+#include "transport/verbs/send_queue.h"
+#include "transport/verbs/setup_exchange.h"
+#include "transport/verbs/striping.h"
+
+namespace xfer::transport::verbs {
+
+// Thread-safety: as Endpoint. Posts on one stream serialise on its send
+// queue's mutex for the time it takes to post, never longer.
+class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
+ public:
+  // Takes the connected resources (every QP in RTS, slots posted) and
+  // starts the completion thread. `setup.control` is watched for the peer
+  // hanging up. Errors: kIoError (the thread's eventfd).
+  static Result<std::unique_ptr<VerbsEndpoint>> Create(
+      std::unique_ptr<EndpointResources> resources, PeerSetup peer, const EndpointSetup& setup);
+  ~VerbsEndpoint() override;  // Close()
+
+  // The entries' pieces as WRs on their streams (see striping.h), each a
+  // part of `request`. Errors, with the request untouched: kOutOfRange /
+  // kPermissionDenied (a range outside the peer's keyed regions or our
+  // registered memory), kInvalidArgument (more than 2^32-1 WRs),
+  // kResourceExhausted (registering a local region failed),
+  // kConnectionLost. Failures after arming finish the request instead.
+  Status PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
+                   uint32_t stream) override;
+  Status PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
+                  uint32_t stream) override;
+
+  // One message, in pieces of the peer's receive-slot size, on `stream`;
+  // completes once the peer's NIC has acknowledged every piece. Errors as
+  // PostWrite, plus kInvalidArgument above kMaxMessageBytes.
+  Status PostSend(const void* data, size_t length, TransferRequest& request,
+                  uint32_t stream) override;
+
+  // Errors: kConnectionLost.
+  Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
+
+  // Fails the connection with kConnectionLost (unless it failed already),
+  // waits for the completion thread, which finishes everything in flight.
+  // Idempotent. The QPs are destroyed with the object.
+  void Close() override;
+
+ private:
+  VerbsEndpoint(std::unique_ptr<EndpointResources> resources, PeerSetup peer,
+                const EndpointSetup& setup);
+
+  Status PostOneSided(WrOp op, std::span<const TransferEntry> entries, TransferRequest& request,
+                      uint32_t stream);
+  // Kills the connection (first reason wins): QPs to ERROR, wakes the thread.
+  void Fail(const Status& reason);
+
+  // CompletionPoller::Sink, on the completion thread.
+  void OnCompletion(const ibv_wc& wc) override;
+  void OnTick(uint64_t now_ns) override;
+  void OnFatal(const Status& reason) override;
+  bool Closed() const override;
+  bool Quiesced() const override;
+  void Stopped() override;
+
+  std::unique_ptr<EndpointResources> resources_;  // first: destroyed last
+  const PeerSetup peer_;
+  const StripeRule rule_;
+  const std::chrono::milliseconds io_timeout_;
+  ConnectionState state_;
+  std::vector<std::unique_ptr<SendQueue>> send_queues_;  // one per stream
+  std::unique_ptr<ReceivePath> receive_;
+  std::unique_ptr<CompletionPoller> poller_;
+  std::mutex close_mu_;  // serialises Close()
+  bool joined_ = false;  // GUARDED_BY(close_mu_)
+};
+
+}  // namespace xfer::transport::verbs
+
+#endif  // XFER_TRANSPORT_VERBS_VERBS_ENDPOINT_H_

@@ -1,0 +1,62 @@
+#include "transport/verbs/verbs_transport.h"
+
+#include <utility>
+
+#include "transport/verbs/endpoint_resources.h"
+#include "transport/verbs/setup_exchange.h"
+#include "transport/verbs/verbs_endpoint.h"
+#include "verbs/device_context.h"
+
+namespace xfer::transport {
+namespace verbs {
+namespace {
+
+constexpr int kPreference = 50;
+
+}  // namespace
+
+VerbsTransport::VerbsTransport(VerbsTransportOptions options) : options_(std::move(options)) {}
+
+Capabilities VerbsTransport::capabilities() const {
+  Capabilities caps;
+  caps.one_sided = true;
+  caps.two_sided = true;
+  caps.same_host_only = false;
+  caps.max_streams = kMaxStreams;
+  caps.preference = kPreference;
+  return caps;
+}
+
+Status VerbsTransport::Usable() const {
+  auto device = ::xfer::verbs::DeviceContext::Open(options_.device.device, options_.device.port);
+  return device.ok() ? Status::Ok() : device.status();
+}
+
+Result<std::unique_ptr<Endpoint>> VerbsTransport::CreateEndpoint(EndpointSetup& setup) {
+  if (setup.control == nullptr || !setup.control->valid() || setup.local == nullptr) {
+    return InvalidArgument("verbs setup needs a control socket and the local memory table");
+  }
+  auto resources = CreateEndpointResources(options_, setup);
+  if (!resources.ok()) return ReportSetupFailure(setup, resources.status());
+  auto peer = RunSetupExchange(**resources, setup, options_.mtu_bytes.has_value());
+  if (!peer.ok()) return peer.status();
+  auto endpoint = VerbsEndpoint::Create(std::move(resources.value()), std::move(peer.value()), setup);
+  if (!endpoint.ok()) return endpoint.status();
+  return std::unique_ptr<Endpoint>(std::move(endpoint.value()));
+}
+
+}  // namespace verbs
+
+void RegisterVerbsTransport(TransportRegistry& registry) {
+  registry.Add({"verbs",
+                "RDMA verbs (InfiniBand, RoCE): RC queue pairs, one per stream; needs an RDMA "
+                "device on both hosts",
+                [](const EngineOptions& options) {
+                  verbs::VerbsTransportOptions verbs_options;
+                  verbs_options.device = options.verbs;
+                  return std::unique_ptr<Transport>(
+                      std::make_unique<verbs::VerbsTransport>(std::move(verbs_options)));
+                }});
+}
+
+}  // namespace xfer::transport

@@ -1,0 +1,36 @@
+// The verbs transport's settings: the public EngineOptions::verbs (which
+// device, port and GID) plus the internals tests and benchmarks may tune.
+#ifndef XFER_TRANSPORT_VERBS_VERBS_TRANSPORT_OPTIONS_H_
+#define XFER_TRANSPORT_VERBS_VERBS_TRANSPORT_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "xfer/engine.h"
+
+namespace xfer::transport::verbs {
+
+struct VerbsTransportOptions {
+  VerbsOptions device;  // device name ("" = first), port, GID index
+  // Path MTU in bytes (256..4096); none = the smaller of both ports'
+  // active MTU.
+  std::optional<uint32_t> mtu_bytes;
+  // Local ACK timeout exponent (perftest -u): 4.096 us * 2^n per try, 7
+  // retries. 14 (67 ms) reports a dead peer in about half a second.
+  uint8_t qp_timeout = 14;
+  // WRs posted and not yet completed per QP (capped by max_qp_wr); more
+  // wait in the transport's backlog.
+  uint32_t send_depth = 256;
+  // Receive buffers kept posted per QP for the peer's SENDs, and their
+  // size: messages travel in pieces of at most recv_slot_bytes.
+  uint32_t recv_slots = 32;
+  uint32_t recv_slot_bytes = 16 * 1024;
+  // Striping of one-sided entries over the QPs (striping.h).
+  uint64_t min_stripe_bytes = uint64_t{64} << 10;
+  uint64_t max_wr_bytes = uint64_t{1} << 20;  // also capped by the port's max_msg_sz
+};
+
+}  // namespace xfer::transport::verbs
+
+#endif  // XFER_TRANSPORT_VERBS_VERBS_TRANSPORT_OPTIONS_H_

@@ -1,0 +1,50 @@
+// What the verbs tests need to know about this host's RDMA devices: whether
+// there is one (every verbs test skips, naming why, when there is not), and
+// which device each side of a connection uses.
+//
+// XFER_TEST_VERBS_DEVICES="rxe0,rxe1" puts the initiator on rxe0 and the
+// target on rxe1 (the Soft-RoCE VM of scripts/softroce-vm has both); one
+// name puts both sides on it; unset, both use the first device.
+// Header-only, so that any test binary linking the verbs transport can use
+// it.
+#ifndef XFER_TESTS_SUPPORT_VERBS_TEST_ENV_H_
+#define XFER_TESTS_SUPPORT_VERBS_TEST_ENV_H_
+
+#include <cstdlib>
+#include <string>
+
+#include "verbs/device_catalog.h"
+
+namespace xfer::testing {
+
+// "" when verbs tests can run here; otherwise why not, for GTEST_SKIP().
+inline std::string VerbsSkipReason() {
+  auto devices = ::xfer::verbs::ListDevices();
+  if (!devices.ok()) return "cannot list RDMA devices: " + devices.status().ToString();
+  if (devices->empty()) {
+    return "no RDMA device on this host (the verbs tests run in the Soft-RoCE VM: "
+           "scripts/softroce-vm -- <test binary>): " +
+           ::xfer::verbs::ExplainNoDevices();
+  }
+  return "";
+}
+
+inline bool HasVerbsDevice() { return VerbsSkipReason().empty(); }
+
+struct VerbsTestDevices {
+  std::string initiator;  // "" = the first device
+  std::string target;
+};
+
+inline VerbsTestDevices TestVerbsDevices() {
+  const char* env = std::getenv("XFER_TEST_VERBS_DEVICES");
+  if (env == nullptr || *env == '\0') return {};
+  const std::string text(env);
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos) return {text, text};
+  return {text.substr(0, comma), text.substr(comma + 1)};
+}
+
+}  // namespace xfer::testing
+
+#endif  // XFER_TESTS_SUPPORT_VERBS_TEST_ENV_H_

@@ -1,0 +1,94 @@
+// The verbs transport as data (registration, capabilities) and on a host
+// without an RDMA device: it says so, with the reason, fast, on both sides
+// of a connection. These run on every host; the no-device cases skip where
+// a device exists.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "support/endpoint_pair.h"
+#include "support/verbs_test_env.h"
+#include "transport/transport_registry.h"
+#include "transport/verbs/verbs_transport.h"
+
+namespace xfer::transport::verbs {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(VerbsTransportTest, RegistersWithCapabilitiesBetweenTcpAndShm) {
+  TransportRegistry registry;
+  RegisterBuiltinTransports(registry);
+  const TransportEntry* entry = registry.Find("verbs");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_FALSE(entry->description.empty());
+  EngineOptions options;
+  options.verbs.device = "mlx5_7";
+  options.verbs.port = 2;
+  options.verbs.gid_index = 3;
+  auto transport = entry->create(options);
+  ASSERT_NE(transport, nullptr);
+  EXPECT_EQ(transport->name(), "verbs");
+  const auto* verbs = dynamic_cast<const VerbsTransport*>(transport.get());
+  ASSERT_NE(verbs, nullptr);
+  EXPECT_EQ(verbs->options().device.device, "mlx5_7");
+  EXPECT_EQ(verbs->options().device.port, 2);
+  EXPECT_EQ(verbs->options().device.gid_index, 3);
+
+  const Capabilities caps = transport->capabilities();
+  EXPECT_TRUE(caps.one_sided);
+  EXPECT_TRUE(caps.two_sided);
+  EXPECT_FALSE(caps.same_host_only);
+  EXPECT_EQ(caps.max_streams, 64u);
+  const int tcp = registry.Find("tcp")->create(options)->capabilities().preference;
+  const int shm = registry.Find("shm")->create(options)->capabilities().preference;
+  EXPECT_GT(caps.preference, tcp);
+  EXPECT_LT(caps.preference, shm);
+}
+
+TEST(VerbsTransportTest, AnUnknownDeviceIsNotUsableAndSaysWhy) {
+  VerbsTransportOptions options;
+  options.device.device = "no-such-rdma-device";
+  const Status usable = VerbsTransport(options).Usable();
+  ASSERT_FALSE(usable.ok());
+  if (xfer::testing::HasVerbsDevice()) {
+    EXPECT_EQ(usable.code(), StatusCode::kNotFound) << usable.ToString();
+    EXPECT_NE(usable.message().find("no-such-rdma-device"), std::string::npos) << usable.ToString();
+  } else {
+    EXPECT_EQ(usable.code(), StatusCode::kFailedPrecondition) << usable.ToString();
+  }
+}
+
+class VerbsNoDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (xfer::testing::HasVerbsDevice()) GTEST_SKIP() << "this host has an RDMA device";
+  }
+};
+
+TEST_F(VerbsNoDeviceTest, TransportIsNotUsableAndExplainsWhy) {
+  const Status usable = VerbsTransport(VerbsTransportOptions{}).Usable();
+  EXPECT_EQ(usable.code(), StatusCode::kFailedPrecondition) << usable.ToString();
+  EXPECT_NE(usable.message().find("no RDMA device"), std::string::npos) << usable.ToString();
+  EXPECT_NE(usable.message().find("softroce-vm"), std::string::npos) << usable.ToString();
+}
+
+TEST_F(VerbsNoDeviceTest, EndpointSetupFailsCleanlyAndQuicklyOnBothSides) {
+  xfer::testing::EndpointPair pair;
+  pair.initiator_memory.Add(4096, Access::kRemoteReadWrite);
+  pair.target_memory.Add(4096, Access::kRemoteReadWrite);
+  VerbsTransport initiator(VerbsTransportOptions{});
+  VerbsTransport target(VerbsTransportOptions{});
+  const auto start = std::chrono::steady_clock::now();
+  // ConnectPair returns the initiator's error (the target's is the same).
+  Status status = xfer::testing::ConnectPair(initiator, target, pair, 2);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition) << status.ToString();
+  EXPECT_NE(status.message().find("no RDMA device"), std::string::npos) << status.ToString();
+  // Each side told the other instead of waiting out the 10 s setup deadline.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_EQ(pair.initiator, nullptr);
+  EXPECT_EQ(pair.target, nullptr);
+}
+
+}  // namespace
+}  // namespace xfer::transport::verbs
