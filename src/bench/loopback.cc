@@ -26,11 +26,12 @@ class SilentObserver final : public BenchObserver {
   void OnLatencyDuration(const LatDurationResult&) override {}
 };
 
-[[noreturn]] void ServeAndExit(BenchParams params, Listener& listener) {
+[[noreturn]] void ServeAndExit(BenchParams params, Listener& listener,
+                               const LoopbackRoles& roles) {
   params.role = Role::kServer;
   params.accept_timeout = params.timeout;
   SilentObserver silent;
-  Status status = RunServer(params, listener, silent);
+  Status status = roles.serve(params, listener, silent);
   if (!status.ok()) std::fprintf(stderr, "xfer: loopback server: %s\n", status.ToString().c_str());
   std::fflush(stderr);
   _exit(status.ok() ? 0 : 1);
@@ -61,6 +62,11 @@ Status ReapServer(pid_t child, std::chrono::milliseconds timeout) {
 }  // namespace
 
 Status RunLoopback(const BenchParams& params, BenchObserver& observer) {
+  return RunLoopback(params, observer, {RunServer, RunBench});
+}
+
+Status RunLoopback(const BenchParams& params, BenchObserver& observer,
+                   const LoopbackRoles& roles) {
   auto listener = Listener::Bind({"127.0.0.1", 0}, 1);
   if (!listener.ok()) return listener.status().WithContext("loopback out-of-band port");
   std::fflush(stdout);
@@ -68,14 +74,14 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer) {
   // Forked before any engine or thread exists in this process.
   const pid_t child = fork();
   if (child < 0) return IoError(ErrnoMessage("fork", errno));
-  if (child == 0) ServeAndExit(params, *listener);
+  if (child == 0) ServeAndExit(params, *listener, roles);
 
   BenchParams client = params;
   client.role = Role::kClient;
   client.server_host = "127.0.0.1";
   client.port = listener->local_address().port;
   listener->Close();
-  Status status = RunBench(client, observer);
+  Status status = roles.run_client(client, observer);
   Status server = ReapServer(child, params.timeout);
   return status.ok() ? server : status;
 }

@@ -5,8 +5,11 @@
 #ifndef XFER_BENCH_LOOPBACK_H_
 #define XFER_BENCH_LOOPBACK_H_
 
+#include <functional>
+
 #include "bench/bench_params.h"
 #include "bench/observer.h"
+#include "common/socket.h"
 #include "xfer/status.h"
 
 namespace xfer::bench {
@@ -17,6 +20,16 @@ namespace xfer::bench {
 // server's, else kTimeout when the child does not exit within
 // params.timeout after the client finished.
 Status RunLoopback(const BenchParams& params, BenchObserver& observer);
+
+// The two halves of a loopback run, for a benchmark path other than the
+// engine's (the perftest-compatible verbs tests): `serve` runs in the
+// child on the bound listener, `run_client` here with role kClient.
+struct LoopbackRoles {
+  std::function<Status(const BenchParams&, Listener&, BenchObserver&)> serve;
+  std::function<Status(const BenchParams&, BenchObserver&)> run_client;
+};
+Status RunLoopback(const BenchParams& params, BenchObserver& observer,
+                   const LoopbackRoles& roles);
 
 }  // namespace xfer::bench
 

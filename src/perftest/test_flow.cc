@@ -1,0 +1,283 @@
+#include "perftest/test_flow.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "bench/statistics.h"
+#include "perftest/bw_traffic.h"
+#include "perftest/lat_traffic.h"
+#include "perftest/oob_link.h"
+#include "perftest/verbs_session.h"
+#include "verbs/mtu.h"
+
+namespace xfer::perftest {
+namespace {
+
+using bench::BenchObserver;
+using bench::BenchParams;
+using bench::Kind;
+using bench::Verb;
+
+constexpr uint64_t kAtomicSize = 8;
+
+// Everything a test sequence works with.
+struct Run {
+  const BenchParams& params;
+  const bench::EffectiveSettings& settings;
+  bench::DurationWindow window;
+  VerbsSession& session;
+  BenchObserver& observer;
+  bool server;
+};
+
+// The sizes this run covers; UD sends stop at the path MTU as in perftest.
+std::vector<uint64_t> SizesFor(const Run& run) {
+  if (run.params.verb == Verb::kAtomic) return {kAtomicSize};
+  std::vector<uint64_t> sizes = run.params.Sizes();
+  if (run.params.all_sizes && run.session.qp_type() == verbs::QpType::kUD) {
+    const uint64_t mtu = verbs::MtuBytes(run.session.agreed().mtu);
+    std::erase_if(sizes, [mtu](uint64_t size) { return size > mtu; });
+  }
+  return sizes;
+}
+
+TrafficConfig ConfigFor(const Run& run, uint64_t size) {
+  TrafficConfig config;
+  config.verb = run.params.verb;
+  config.size = size;
+  config.iterations = run.params.iterations;
+  config.tx_depth = run.settings.tx_depth;
+  config.cq_mod = run.settings.cq_mod;
+  config.post_list = run.params.post_list;
+  config.peak = !run.settings.peak_disabled;
+  config.duration_s = run.params.duration_s;
+  config.margin_s = run.window.margin_s;
+  config.timeout = run.params.timeout;
+  return config;
+}
+
+void Start(const Run& run) {
+  bench::RunInfo info;
+  info.transport = "verbs";
+  info.qps = run.params.qps;
+  info.tx_depth = run.settings.tx_depth;
+  info.cq_mod = run.settings.cq_mod;
+  info.post_list = run.params.post_list;
+  info.rx_depth = run.settings.rx_depth;
+  info.peak_disabled = run.settings.peak_disabled;
+  info.results_from_peer = run.server && run.params.kind == Kind::kBandwidth &&
+                           run.params.verb != Verb::kSend && !run.params.bidirectional;
+  info.verbs = run.session.RunInfo();
+  run.observer.OnStart(info);
+}
+
+bench::BwResult Sum(const bench::BwResult& local, const bench::BwResult& remote) {
+  bench::BwResult sum = local;
+  sum.peak_bytes_per_s += remote.peak_bytes_per_s;
+  sum.avg_bytes_per_s += remote.avg_bytes_per_s;
+  sum.msg_rate_mpps += remote.msg_rate_mpps;
+  return sum;
+}
+
+// Both sides must have measured the same thing; perftest never checks.
+Status CheckSameRun(const bench::BwResult& local, const bench::BwResult& remote) {
+  if (local.size != remote.size) {
+    return InvalidArgument(fmt::format(
+        "the peer measured {}-byte messages and this side {}: the two sides were started with "
+        "different -s/-a",
+        remote.size, local.size));
+  }
+  return Status::Ok();
+}
+
+Status ReportLatency(const Run& run, uint64_t size, const LatencyStamps& stamps) {
+  const int rtt = bench::RttFactor(run.params.verb);
+  if (run.params.duration_s > 0) {
+    auto result = bench::ComputeLatencyDuration(size, stamps.window_count, stamps.window_ns, rtt);
+    if (!result.ok()) return result.status();
+    run.observer.OnLatencyDuration(*result);
+    return Status::Ok();
+  }
+  auto result = bench::ComputeLatency(size, stamps.posted_ns, rtt);
+  if (!result.ok()) return result.status();
+  run.observer.OnLatency(*result);
+  return Status::Ok();
+}
+
+// ib_write_bw / ib_read_bw / ib_atomic_bw.
+Status OneSidedBandwidth(const Run& run) {
+  VerbsSession& s = run.session;
+  XFER_RETURN_IF_ERROR(s.ExchangeKeys());
+  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(!run.server || run.params.bidirectional));
+  XFER_RETURN_IF_ERROR(s.BarrierEachQp());
+  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  Start(run);
+  const std::vector<uint64_t> sizes = SizesFor(run);
+  if (run.params.bidirectional) {
+    for (uint64_t size : sizes) {
+      XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
+      auto local = RunBandwidthSender(s, ConfigFor(run, size));
+      if (!local.ok()) return local.status();
+      if (run.params.all_sizes) XFER_RETURN_IF_ERROR(s.Barrier("post-run"));
+      auto remote = s.ExchangeBwReport(*local, false);
+      if (!remote.ok()) return remote.status();
+      XFER_RETURN_IF_ERROR(CheckSameRun(*local, *remote));
+      run.observer.OnBandwidth(Sum(*local, *remote));
+    }
+    return s.Close();
+  }
+  if (run.server) {
+    // The client runs every size without a word; its last row comes back.
+    XFER_RETURN_IF_ERROR(s.BarrierAfterPeerRun("end-of-run"));
+    auto remote = s.ExchangeBwReport(bench::BwResult{}, false);
+    if (!remote.ok()) return remote.status();
+    run.observer.OnBandwidth(*remote);
+    return s.Close();
+  }
+  bench::BwResult last;
+  for (uint64_t size : sizes) {
+    auto local = RunBandwidthSender(s, ConfigFor(run, size));
+    if (!local.ok()) return local.status();
+    run.observer.OnBandwidth(*local);
+    last = *local;
+  }
+  XFER_RETURN_IF_ERROR(s.Barrier("end-of-run"));
+  auto remote = s.ExchangeBwReport(last, false);
+  if (!remote.ok()) return remote.status();
+  return s.Close();
+}
+
+// ib_send_bw: the server measures the receive side and prints its own row.
+Status SendBandwidth(const Run& run) {
+  VerbsSession& s = run.session;
+  XFER_RETURN_IF_ERROR(s.ExchangeKeys());
+  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(!run.server));
+  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  XFER_RETURN_IF_ERROR(s.BarrierEachQp());
+  Start(run);
+  for (uint64_t size : SizesFor(run)) {
+    const TrafficConfig config = ConfigFor(run, size);
+    if (run.server) XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
+    XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
+    auto result = run.server ? RunBandwidthReceiver(s, config) : RunBandwidthSender(s, config);
+    if (!result.ok()) return result.status();
+    run.observer.OnBandwidth(*result);
+    if (run.params.all_sizes) XFER_RETURN_IF_ERROR(s.Barrier("post-run"));
+  }
+  return s.Close();
+}
+
+// ib_write_lat: no close exchange; the socket simply closes.
+Status WriteLatency(const Run& run) {
+  VerbsSession& s = run.session;
+  XFER_RETURN_IF_ERROR(s.Barrier("initial"));
+  XFER_RETURN_IF_ERROR(s.ExchangeKeys());
+  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(true));
+  XFER_RETURN_IF_ERROR(s.BarrierEachQp());
+  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  Start(run);
+  for (uint64_t size : SizesFor(run)) {
+    auto stamps = RunWriteLatency(s, ConfigFor(run, size));
+    if (!stamps.ok()) return stamps.status();
+    XFER_RETURN_IF_ERROR(ReportLatency(run, size, *stamps));
+  }
+  return Status::Ok();
+}
+
+// ib_send_lat.
+Status SendLatency(const Run& run) {
+  VerbsSession& s = run.session;
+  XFER_RETURN_IF_ERROR(s.ExchangeKeys());
+  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(true));
+  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  XFER_RETURN_IF_ERROR(s.BarrierEachQp());
+  Start(run);
+  for (uint64_t size : SizesFor(run)) {
+    const TrafficConfig config = ConfigFor(run, size);
+    XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
+    XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
+    auto stamps = RunSendLatency(s, config);
+    if (!stamps.ok()) return stamps.status();
+    XFER_RETURN_IF_ERROR(ReportLatency(run, size, *stamps));
+  }
+  return s.Close();
+}
+
+// ib_read_lat / ib_atomic_lat: only the client measures; the server waits
+// in the close exchange.
+Status ReadLatency(const Run& run) {
+  VerbsSession& s = run.session;
+  XFER_RETURN_IF_ERROR(s.Barrier("initial"));
+  XFER_RETURN_IF_ERROR(s.ExchangeKeys());
+  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(true));
+  XFER_RETURN_IF_ERROR(s.BarrierEachQp());
+  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  Start(run);
+  if (run.server) return s.BarrierAfterPeerRun("close");
+  for (uint64_t size : SizesFor(run)) {
+    auto stamps = RunReadLatency(s, ConfigFor(run, size));
+    if (!stamps.ok()) return stamps.status();
+    XFER_RETURN_IF_ERROR(ReportLatency(run, size, *stamps));
+  }
+  return s.Close();
+}
+
+Status RunTest(const Run& run) {
+  if (run.params.kind == Kind::kLatency) {
+    switch (run.params.verb) {
+      case Verb::kWrite: return WriteLatency(run);
+      case Verb::kSend: return SendLatency(run);
+      case Verb::kRead:
+      case Verb::kAtomic: return ReadLatency(run);
+    }
+  }
+  return run.params.verb == Verb::kSend ? SendBandwidth(run) : OneSidedBandwidth(run);
+}
+
+uint64_t LargestSize(const BenchParams& params) {
+  if (params.verb == Verb::kAtomic) return kAtomicSize;
+  const std::vector<uint64_t> sizes = params.Sizes();
+  return *std::max_element(sizes.begin(), sizes.end());
+}
+
+Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observer) {
+  auto settings = bench::ResolveSettings(params, params.cq_mod_given);
+  if (!settings.ok()) return settings.status();
+  bench::DurationWindow window;
+  if (params.duration_s > 0) {
+    auto resolved = bench::ResolveDurationWindow(params);
+    if (!resolved.ok()) return resolved.status();
+    window = *resolved;
+  }
+  for (const std::string& notice : settings->notices) observer.OnNotice(notice);
+  const bool server = !link.is_client();
+  auto session = VerbsSession::Open(params, *settings, std::move(link));
+  if (!session.ok()) return session.status();
+  uint64_t largest = LargestSize(params);
+  if (params.all_sizes && (*session)->qp_type() == verbs::QpType::kUD) {
+    largest = std::min<uint64_t>(largest, verbs::MtuBytes((*session)->agreed().mtu));
+  }
+  XFER_RETURN_IF_ERROR((*session)->CreateResources(largest));
+  const Run run{params, *settings, window, **session, observer, server};
+  return RunTest(run);
+}
+
+}  // namespace
+
+Status RunVerbsClient(const BenchParams& params, BenchObserver& observer) {
+  auto link = OobLink::Connect({params.server_host, params.port}, params.timeout);
+  if (!link.ok()) return link.status();
+  return RunOnLink(params, std::move(*link), observer);
+}
+
+Status RunVerbsServer(const BenchParams& params, Listener& listener, BenchObserver& observer) {
+  observer.OnWaitingForClient();
+  auto link = OobLink::Accept(listener, params.accept_timeout, params.timeout);
+  if (!link.ok()) return link.status();
+  listener.Close();
+  return RunOnLink(params, std::move(*link), observer);
+}
+
+}  // namespace xfer::perftest
