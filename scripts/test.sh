@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # README command (b): set up, build, and run every test — the release build
-# and the ASan + UBSan build, each under ctest. .ci/run calls this.
+# and the ASan + UBSan build, each under ctest, then the verbs suite against
+# real Soft-RoCE devices inside a VM (this host has no RDMA). .ci/run calls
+# this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,3 +16,8 @@ for flavour in release asan; do
   echo "=== $flavour: test"
   ctest --test-dir "build/$flavour" --output-on-failure -j "$(nproc)" --timeout 300
 done
+
+# The verbs path needs RDMA devices: boot the Soft-RoCE VM and run the
+# release build's verbs suite there (tests/softroce/run.sh).
+echo "=== verbs: Soft-RoCE VM"
+scripts/softroce-vm --timeout 1800 -- bash tests/softroce/run.sh build/release
