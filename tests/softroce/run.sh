@@ -10,7 +10,9 @@ set -uo pipefail
 
 build=${1:?usage: run.sh BUILD_DIR}
 xfer="$build/src/cli/xfer"
-timeout_s=15
+# Generous: an 8 MiB message of -a crosses the emulated link in seconds on a
+# busy machine, and --timeout bounds the wait for each completion.
+timeout_s=60
 failures=0
 passed=0
 log=$(mktemp -d)
@@ -33,10 +35,10 @@ run_pair() {
   client=("$@")
   "$xfer" "${server[@]}" -d rxe0 -x 1 --timeout "$timeout_s" >"$log/s.out" 2>&1 &
   local spid=$!
-  timeout 120 "$xfer" "${client[@]}" -d rxe1 -x 1 --timeout "$timeout_s" 127.0.0.1 \
+  timeout 300 "$xfer" "${client[@]}" -d rxe1 -x 1 --timeout "$timeout_s" 127.0.0.1 \
     >"$log/c.out" 2>&1
   local crc=$?
-  timeout 60 tail --pid="$spid" -f /dev/null
+  timeout 120 tail --pid="$spid" -f /dev/null
   wait "$spid"; local src=$?
   local got
   got=$(grep -cE '^ [0-9]+ +[0-9]+ ' "$log/c.out")
