@@ -111,7 +111,6 @@ run_pair "send_lat -c UD" 1 send_lat -n 200 -c UD -- send_lat -n 200 -c UD
 run_pair "read_lat" 1 read_lat -n 200 -- read_lat -n 200
 run_pair "atomic_lat" 1 atomic_lat -n 200 -- atomic_lat -n 200
 run_pair "write_lat -a" 23 write_lat -a -n 5 -- write_lat -a -n 5
-run_pair "send_lat -D 2" 1 send_lat -D 2 -- send_lat -D 2
 
 note "== bad input: clear error, non-zero exit, no hang"
 expect_error "unknown device" "no such RDMA device" "$xfer" write_bw -d mlx9 --loopback
