@@ -117,7 +117,10 @@ class Engine {
 
   // Removes a region; memory the engine allocated is freed. Later remote
   // accesses to it fail with kOutOfRange on transports that check at the
-  // target (tcp); callers must quiesce transfers first. Errors: kNotFound.
+  // target (tcp); callers must quiesce transfers first. The verbs transport
+  // keeps a region it registered with the device (and its pinned pages)
+  // until that connection closes, so do not register new memory at the same
+  // addresses while such a connection is up. Errors: kNotFound.
   virtual Status DeregisterMemory(const MemoryRegion& region) = 0;
 
   // Connects to the engine listening at `address` ("host:port") and
