@@ -44,13 +44,7 @@ class PingPongClock {
   // Called once per completed exchange (a receive or a read completion).
   void CountExchange() {
     if (!duration_) return;
-    const uint64_t now = NowNs();
-    const Phase next = phases_.At(now);
-    if (next != phase_) {
-      if (next == Phase::kSample) window_begin_ = now;
-      if (phase_ == Phase::kSample) window_end_ = now;
-      phase_ = next;
-    }
+    phase_ = phases_.At(NowNs());
     if (phase_ == Phase::kSample) ++stamps_.window_count;
   }
 
@@ -73,10 +67,10 @@ class PingPongClock {
   Result<LatencyStamps> Finish() {
     calibration_.End();
     if (duration_) {
-      if (stamps_.window_count == 0 || window_end_ <= window_begin_) {
+      if (stamps_.window_count == 0) {
         return Timeout("no exchange completed inside the duration window (-D)");
       }
-      stamps_.window_ns = window_end_ - window_begin_;
+      stamps_.window_ns = phases_.sample_ns();
     } else {
       calibration_.ToNs(stamps_.posted_ns);
     }
@@ -89,8 +83,6 @@ class PingPongClock {
   uint64_t start_ns_;
   DurationPhases phases_;
   Phase phase_ = Phase::kWarmUp;
-  uint64_t window_begin_ = 0;
-  uint64_t window_end_ = 0;
   bench::CycleCalibration calibration_;
   LatencyStamps stamps_;
 };

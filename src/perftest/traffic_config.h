@@ -40,6 +40,9 @@ class DurationPhases {
     if (now_ns < end_) return Phase::kCoolDown;
     return Phase::kEnd;
   }
+  // The sample window as scheduled: perftest's alarm stamps its edges, so
+  // its length is D - 2*margin whether or not traffic flowed at the edges.
+  uint64_t sample_ns() const { return sample_end_ - sample_begin_; }
 
  private:
   static uint64_t Ns(double seconds) { return static_cast<uint64_t>(seconds * 1e9); }
