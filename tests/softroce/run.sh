@@ -115,6 +115,84 @@ run_pair "send_lat -c UD" 1 send_lat -n 200 -c UD -- send_lat -n 200 -c UD
 run_pair "read_lat" 1 read_lat -n 200 -- read_lat -n 200
 run_pair "atomic_lat" 1 atomic_lat -n 200 -- atomic_lat -n 200
 run_pair "write_lat -a" 23 write_lat -a -n 5 -- write_lat -a -n 5
+for t in send_lat write_lat read_lat; do
+  run_pair "$t -D 2" 1 $t -D 2 -- $t -D 2
+done
+
+note "== interop with stock perftest $(ib_write_bw --version 2>/dev/null | awk '{print $2}') (both roles)"
+# Stock perftest neither retries its connect nor knows --timeout; the
+# client starts once the server listens.
+wait_listening() {
+  for _ in $(seq 100); do
+    ss -ltn | grep -q ':18515 ' && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# tool KIND TEST: the command line head of xfer's or stock perftest's TEST.
+tool() {
+  if [[ $1 == xfer ]]; then echo "$xfer $2 --timeout $timeout_s"; else echo "ib_$2"; fi
+}
+
+# Last result row's "#bytes #iterations" in FILE, or "" when none.
+last_row_key() { grep -E '^ [0-9]+ +[0-9]+ ' "$1" | tail -1 | awk '{print $1, $2}'; }
+
+# run_interop SERVER_KIND CLIENT_KIND ROWS TEST ARGS...: one side xfer,
+# the other stock perftest. Both must exit 0, the client must print ROWS
+# rows, and a server that prints a row must report the same size and
+# iteration count as the client.
+run_interop() {
+  local skind=$1 ckind=$2 rows=$3 test=$4; shift 4
+  local name="$test $* ($skind server, $ckind client)"
+  begin
+  # shellcheck disable=SC2046
+  $(tool "$skind" "$test") "$@" -d rxe0 -x 1 >"$log/s.out" 2>&1 &
+  local spid=$!
+  wait_listening
+  # shellcheck disable=SC2046
+  timeout 300 $(tool "$ckind" "$test") "$@" -d rxe1 -x 1 127.0.0.1 >"$log/c.out" 2>&1
+  local crc=$?
+  timeout 120 tail --pid="$spid" -f /dev/null || kill -9 "$spid" 2>/dev/null
+  wait "$spid"; local src=$?
+  local got server_key client_key
+  got=$(grep -cE '^ [0-9]+ +[0-9]+ ' "$log/c.out")
+  client_key=$(last_row_key "$log/c.out")
+  server_key=$(last_row_key "$log/s.out")
+  if [[ $crc -ne 0 || $src -ne 0 || $got -ne $rows ]] ||
+     [[ -n $server_key && $server_key != "$client_key" ]]; then
+    fail "$name (client rc=$crc, server rc=$src, rows=$got/$rows, server row '$server_key' vs client '$client_key')"
+    sed 's/^/      client| /' "$log/c.out" | tail -8
+    sed 's/^/      server| /' "$log/s.out" | tail -8
+    return
+  fi
+  pass "$name"
+}
+
+for roles in "stock xfer" "xfer stock"; do
+  read -r skind ckind <<<"$roles"
+  for q in 1 4; do
+    run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 -q $q
+    run_interop "$skind" "$ckind" 1 read_bw -s 4096 -n 200 -q $q
+    run_interop "$skind" "$ckind" 1 send_bw -s 4096 -n 200 -q $q
+    run_interop "$skind" "$ckind" 1 atomic_bw -n 200 -q $q
+  done
+  run_interop "$skind" "$ckind" 23 write_bw -a -n 5
+  run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 -b
+  run_interop "$skind" "$ckind" 1 read_bw -s 4096 -n 200 -b -q 2
+  run_interop "$skind" "$ckind" 1 send_bw -s 1024 -n 200 -c UD
+  run_interop "$skind" "$ckind" 1 send_lat -n 200 -c UD
+  for t in write_lat read_lat send_lat atomic_lat; do
+    run_interop "$skind" "$ckind" 1 $t -n 200
+  done
+done
+# perftest 4.5 cannot tell a mismatched peer; xfer must, within --timeout.
+ib_write_bw -d rxe0 -x 1 -n 200 >"$log/m.out" 2>&1 &
+mpid=$!
+wait_listening
+expect_error "stock server with -q 1, xfer client with -q 2" "timeout\|closed" \
+  "$xfer" write_bw -d rxe1 -x 1 -n 200 -q 2 --timeout 5 127.0.0.1
+kill -9 "$mpid" 2>/dev/null; wait "$mpid" 2>/dev/null
 
 note "== bad input: clear error, non-zero exit, no hang"
 expect_error "unknown device" "no such RDMA device" "$xfer" write_bw -d mlx9 --loopback
@@ -141,15 +219,19 @@ for _ in $(seq 50); do
 done
 
 note "== libxfer's verbs transport (data verified byte for byte)"
-for suite in "$build"/tests/transport_verbs_tests; do
-  if [[ -x $suite ]]; then
-    if timeout 600 "$suite" >"$log/g.out" 2>&1; then
-      pass "$(basename "$suite") ($(grep -o '[0-9]* tests\? from .* ran' "$log/g.out" | tail -1))"
-    else
-      fail "$(basename "$suite")"; tail -30 "$log/g.out"
-    fi
+# run_gtest SUITE FILTER: the tests of SUITE matching FILTER must pass.
+run_gtest() {
+  local suite=$1 filter=$2
+  begin
+  if [[ ! -x $suite ]]; then fail "$(basename "$suite") not built"; return; fi
+  if timeout 600 "$suite" --gtest_filter="$filter" >"$log/g.out" 2>&1; then
+    pass "$(basename "$suite") $filter ($(grep -o '[0-9]* tests\? from .* ran' "$log/g.out" | tail -1))"
+  else
+    fail "$(basename "$suite") $filter"; tail -30 "$log/g.out"
   fi
-done
+}
+run_gtest "$build/tests/transport_verbs_tests" '*'
+run_gtest "$build/tests/core_tests" '*verbs*:*Verbs*'
 
 note "== $passed passed, $failures failed"
 rm -rf "$log"
