@@ -114,6 +114,7 @@ Status ReportBidirectional(const SizeStep& step, const BwResult& local, bool ser
   auto remote = step.session.oob->RecvBwResult();
   if (!remote.ok()) return remote.status();
   if (server) XFER_RETURN_IF_ERROR(step.session.oob->SendBwResult(local));
+  step.observer.OnPeerBandwidth(*remote);
   step.observer.OnBandwidth(SumBidirectional(local, *remote));
   return Status::Ok();
 }
@@ -206,6 +207,7 @@ Status ServerStep(const SizeStep& step) {
   }
   auto result = step.session.oob->RecvBwResult();
   if (!result.ok()) return result.status();
+  step.observer.OnPeerBandwidth(*result);
   step.observer.OnBandwidth(*result);
   return Status::Ok();
 }

@@ -63,7 +63,8 @@ struct RunInfo {
 };
 
 // Called from the thread that runs the benchmark, in this order:
-// OnNotice* → OnStart → (OnBandwidth | OnLatency | OnLatencyDuration)* per size.
+// OnNotice* → OnStart → ([OnPeerBandwidth] OnBandwidth | OnLatency | OnLatencyDuration)*
+// per size.
 class BenchObserver {
  public:
   virtual ~BenchObserver() = default;
@@ -72,6 +73,11 @@ class BenchObserver {
   virtual void OnWaitingForClient() = 0;
   virtual void OnStart(const RunInfo& info) = 0;
   virtual void OnBandwidth(const BwResult& result) = 0;
+  // A row the peer measured and sent over the wire (perftest's report
+  // exchange), before the row this side prints from it: with -b the peer's
+  // half of the printed sum, on a unidirectional server the client's row.
+  // Default: ignored.
+  virtual void OnPeerBandwidth(const BwResult& /*result*/) {}
   virtual void OnLatency(const LatResult& result) = 0;
   virtual void OnLatencyDuration(const LatDurationResult& result) = 0;
 };

@@ -124,6 +124,7 @@ Status OneSidedBandwidth(const Run& run) {
       auto remote = s.ExchangeBwReport(*local, false);
       if (!remote.ok()) return remote.status();
       XFER_RETURN_IF_ERROR(CheckSameRun(*local, *remote));
+      run.observer.OnPeerBandwidth(*remote);
       run.observer.OnBandwidth(Sum(*local, *remote));
     }
     return s.Close();
@@ -133,6 +134,7 @@ Status OneSidedBandwidth(const Run& run) {
     XFER_RETURN_IF_ERROR(s.BarrierAfterPeerRun("end-of-run"));
     auto remote = s.ExchangeBwReport(bench::BwResult{}, false);
     if (!remote.ok()) return remote.status();
+    run.observer.OnPeerBandwidth(*remote);
     run.observer.OnBandwidth(*remote);
     return s.Close();
   }

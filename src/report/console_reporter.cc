@@ -34,6 +34,10 @@ void ConsoleReporter::BeginTable() {
   }
 }
 
+void ConsoleReporter::OnPeerBandwidth(const bench::BwResult& result) {
+  peer_bw_.push_back(result);
+}
+
 void ConsoleReporter::OnBandwidth(const bench::BwResult& result) {
   BeginTable();
   bw_.push_back(result);
@@ -63,7 +67,7 @@ Status ConsoleReporter::WriteJson(const std::string& path) const {
   if (path.empty() || (bw_.empty() && lat_.empty() && lat_duration_.empty())) return Status::Ok();
   nlohmann::json document;
   if (params_.kind == bench::Kind::kBandwidth) {
-    document = BwJsonReport(info_, bw_);
+    document = BwJsonReport(info_, bw_, peer_bw_);
   } else if (params_.duration_s > 0) {
     document = LatDurationJsonReport(info_, lat_duration_);
   } else {

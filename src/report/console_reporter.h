@@ -24,6 +24,7 @@ class ConsoleReporter final : public bench::BenchObserver {
   void OnWaitingForClient() override;
   void OnStart(const bench::RunInfo& info) override;
   void OnBandwidth(const bench::BwResult& result) override;
+  void OnPeerBandwidth(const bench::BwResult& result) override;
   void OnLatency(const bench::LatResult& result) override;
   void OnLatencyDuration(const bench::LatDurationResult& result) override;
 
@@ -43,6 +44,7 @@ class ConsoleReporter final : public bench::BenchObserver {
   TestInfo info_;  // set by OnStart
   bool table_open_ = false;
   std::vector<bench::BwResult> bw_;
+  std::vector<bench::BwResult> peer_bw_;  // rows the peer sent, for --json
   std::vector<bench::LatResult> lat_;
   std::vector<bench::LatDurationResult> lat_duration_;
 };

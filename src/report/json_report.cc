@@ -145,8 +145,9 @@ json JsonTestInfo(const TestInfo& info) {
   return out;
 }
 
-json BwJsonReport(const TestInfo& info,
-                  std::span<const bench::BwResult> results) {
+namespace {
+
+json BwRows(const TestInfo& info, std::span<const bench::BwResult> results) {
   json rows = json::array();
   for (const bench::BwResult& r : results) {
     rows.push_back(
@@ -158,7 +159,16 @@ json BwJsonReport(const TestInfo& info,
          {"BW_peak_bytes_per_sec", r.peak_bytes_per_s},
          {"BW_average_bytes_per_sec", r.avg_bytes_per_s}});
   }
-  return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
+  return rows;
+}
+
+}  // namespace
+
+json BwJsonReport(const TestInfo& info, std::span<const bench::BwResult> results,
+                  std::span<const bench::BwResult> peer_results) {
+  json document{{"test_info", JsonTestInfo(info)}, {"results", BwRows(info, results)}};
+  if (!peer_results.empty()) document["peer_results"] = BwRows(info, peer_results);
+  return document;
 }
 
 json LatJsonReport(const TestInfo& info,

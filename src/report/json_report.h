@@ -29,6 +29,9 @@
 // "GID" (text, "00:00:...:10:00:00:05", when a GID is used)}, all numbers
 // except GID. "Connection_type" is then the QP type (RC, UC, UD).
 //
+// "peer_results" (BW only, when the peer sent rows): what the peer measured,
+// same keys as "results".
+//
 // Unlike perftest, which rewrites the file per report line so that only the
 // last size of an -a sweep survives, "results" holds every size.
 #ifndef XFER_REPORT_JSON_REPORT_H_
@@ -49,8 +52,12 @@ namespace xfer::report {
 nlohmann::json JsonTestInfo(const TestInfo& info);
 
 // Whole documents. The spans are read during the call only.
+// peer_results, when not empty, become "peer_results": the rows the peer
+// measured and sent (perftest's report exchange), in the same keys. With -b
+// "results" holds the printed local + peer sums.
 nlohmann::json BwJsonReport(const TestInfo& info,
-                            std::span<const bench::BwResult> results);
+                            std::span<const bench::BwResult> results,
+                            std::span<const bench::BwResult> peer_results = {});
 nlohmann::json LatJsonReport(const TestInfo& info,
                              std::span<const bench::LatResult> results);
 nlohmann::json LatDurationJsonReport(

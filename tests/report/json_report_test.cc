@@ -82,6 +82,16 @@ TEST(JsonReport, BwSweepKeepsEverySizeWithUnits) {
   EXPECT_DOUBLE_EQ(rows[1].at("MsgRate").get<double>(), 0.186254);
 }
 
+TEST(JsonReport, PeerRowsAreKeptApartFromThePrintedRows) {
+  const std::vector<bench::BwResult> sums = {{65536, 1000, 0, 1048576.0 * 30, 0.00048}};
+  const std::vector<bench::BwResult> peer = {{65536, 1000, 0, 1048576.0 * 12, 0.00019}};
+  const json doc = BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), sums, peer);
+  ASSERT_TRUE(doc.contains("peer_results"));
+  EXPECT_DOUBLE_EQ(doc["peer_results"][0]["BW_average"].get<double>(), 12.0);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["BW_average"].get<double>(), 30.0);
+  EXPECT_FALSE(BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), sums).contains("peer_results"));
+}
+
 TEST(JsonReport, GbpsUnitsConvertAtTenToTheNineBits) {
   const std::vector<bench::BwResult> results = {
       {2, 4000, 4'240'875.0, 4'236'500.0, 2.118248}};

@@ -130,9 +130,11 @@ wait_listening() {
   return 1
 }
 
-# tool KIND TEST: the command line head of xfer's or stock perftest's TEST.
+# tool KIND TEST: the command line head of xfer's or stock perftest's TEST;
+# $xfer_extra holds flags only xfer gets (stock perftest would refuse them).
+xfer_extra=""
 tool() {
-  if [[ $1 == xfer ]]; then echo "$xfer $2 --timeout $timeout_s"; else echo "ib_$2"; fi
+  if [[ $1 == xfer ]]; then echo "$xfer $2 --timeout $timeout_s $xfer_extra"; else echo "ib_$2"; fi
 }
 
 # Last result row's "#bytes #iterations" in FILE, or "" when none.
@@ -186,6 +188,18 @@ for roles in "stock xfer" "xfer stock"; do
     run_interop "$skind" "$ckind" 1 $t -n 200
   done
 done
+# The xfer server of write_bw prints the stock client's row and keeps it
+# in --json as the peer's.
+xfer_extra="--json $log/server.json"
+run_interop xfer stock 1 write_bw -s 4096 -n 200
+xfer_extra=""
+begin
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["peer_results"][0]; sys.exit(0 if r["MsgSize"]==4096 and r["n_iterations"]==200 and r["BW_average"]>0 else 1)' "$log/server.json"; then
+  pass "--json records the stock client's results on the xfer server"
+else
+  fail "--json peer_results"; cat "$log/server.json" 2>/dev/null | head -40
+fi
+
 # perftest 4.5 cannot tell a mismatched peer; xfer must, within --timeout.
 ib_write_bw -d rxe0 -x 1 -n 200 >"$log/m.out" 2>&1 &
 mpid=$!
