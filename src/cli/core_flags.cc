@@ -65,13 +65,8 @@ Status ApplyRxDepth(const FlagSpec& spec, std::string_view value,
   return Status::Ok();
 }
 
-// Two-sided duplex would need a sending and a receiving loop on each side at
-// once; until then send_bw refuses -b rather than measure something else.
-Status SetBidirectional(const FlagSpec& spec, std::string_view, ParseState& state) {
-  if (state.test->verb == bench::Verb::kSend) {
-    return InvalidArgument(fmt::format("{}: send_bw does not support bidirectional runs yet",
-                                       DisplayName(spec)));
-  }
+// send_bw -b is verbs-only; ResolveTransport refuses it elsewhere.
+Status SetBidirectional(const FlagSpec&, std::string_view, ParseState& state) {
   state.params.bidirectional = true;
   return Status::Ok();
 }

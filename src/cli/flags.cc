@@ -145,6 +145,13 @@ Status ResolveTransport(ParseState& state) {
         "(transports: {})",
         state.test->name, fmt::join(state.transports, ", ")));
   }
+  if (state.test->verb == bench::Verb::kSend && params.bidirectional && not_verbs) {
+    return InvalidArgument(fmt::format(
+        "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only; {} does not "
+        "support it yet",
+        params.transport.empty() ? fmt::format("{}", fmt::join(state.transports, "/"))
+                                 : params.transport));
+  }
   if (not_verbs) AddVerbsNotes(state);
   return Status::Ok();
 }

@@ -65,6 +65,16 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
   for (uint32_t q = 0; q < qps; ++q) {
     progress.push_back({SendChain(session, q, config.verb, config.size, config.post_list)});
   }
+  // send_bw -b: this side's receives, as RunBandwidthReceiver keeps them.
+  std::vector<ReceivePoster> posters;
+  std::vector<uint64_t> receives_posted;
+  if (config.receive_too) {
+    posters.reserve(qps);
+    for (uint32_t q = 0; q < qps; ++q) posters.emplace_back(session, q, config.size);
+    receives_posted.assign(qps, session.rx_depth());
+  }
+  uint64_t total_received = 0;
+  auto receiving = [&] { return config.receive_too && !duration && total_received < total; };
 
   bench::CycleCalibration calibration;
   calibration.Begin();
@@ -78,7 +88,7 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
   if (!peak && !duration) posted[0] = bench::ReadCycles();
 
   std::array<ibv_wc, kPollBatch> wcs{};
-  while (duration ? phase != Phase::kEnd : total_completed < total) {
+  while (duration ? phase != Phase::kEnd : (total_completed < total || receiving())) {
     const bool may_post = !duration || phase != Phase::kEnd;
     for (uint32_t q = 0; q < qps && may_post; ++q) {
       QpProgress& p = progress[q];
@@ -105,15 +115,29 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
       if (peak) completed[total_completed - 1] = bench::ReadCycles();
       if (phase == Phase::kSample && duration) window_count += credit;
     }
-    if (polled > 0) {
-      last_progress_ns = now;
+    int received = 0;
+    if (config.receive_too) {
+      received = ibv_poll_cq(session.recv_cq(), kPollBatch, wcs.data());
+      if (received < 0) return IoError("ibv_poll_cq on the receive CQ failed");
+      for (int i = 0; i < received; ++i) {
+        const ibv_wc& wc = wcs[static_cast<size_t>(i)];
+        if (wc.status != IBV_WC_SUCCESS) return CompletionError(wc, "receive");
+        ++total_received;
+        if (duration || receives_posted[wc.wr_id] < per_qp) {
+          XFER_RETURN_IF_ERROR(posters[wc.wr_id].Post(session.qp(static_cast<uint32_t>(wc.wr_id))));
+          ++receives_posted[wc.wr_id];
+        }
+      }
+    }
+    if (polled > 0 || received > 0) {
+      last_progress_ns = polled > 0 ? now : NowNs();
     } else if (!duration || phase == Phase::kEnd) {
       const uint64_t idle_check = NowNs();
       if (idle_check - last_progress_ns > TimeoutNs(config)) {
         return Timeout(fmt::format(
-            "no send completion for {} ms ({} of {} messages completed); the peer or the path "
-            "stopped",
-            config.timeout.count(), total_completed, total));
+            "no completion for {} ms ({} of {} messages sent{}); the peer or the path stopped",
+            config.timeout.count(), total_completed, total,
+            config.receive_too ? fmt::format(", {} received", total_received) : ""));
       }
     }
     if (duration) {

@@ -152,20 +152,33 @@ Status OneSidedBandwidth(const Run& run) {
 }
 
 // ib_send_bw: the server measures the receive side and prints its own row.
+// With -b both sides send and receive at once (perftest's run_iter_bi), and
+// outside duration mode each prints its own send rate plus the peer's.
 Status SendBandwidth(const Run& run) {
   VerbsSession& s = run.session;
+  const bool duplex = run.params.bidirectional;
   XFER_RETURN_IF_ERROR(s.ExchangeKeys());
-  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(!run.server));
+  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(!run.server || duplex));
   XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
   XFER_RETURN_IF_ERROR(s.BarrierEachQp());
   Start(run);
   for (uint64_t size : SizesFor(run)) {
-    const TrafficConfig config = ConfigFor(run, size);
-    if (run.server) XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
+    TrafficConfig config = ConfigFor(run, size);
+    config.receive_too = duplex;
+    if (run.server || duplex) XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
     XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
-    auto result = run.server ? RunBandwidthReceiver(s, config) : RunBandwidthSender(s, config);
+    auto result = (run.server && !duplex) ? RunBandwidthReceiver(s, config)
+                                          : RunBandwidthSender(s, config);
     if (!result.ok()) return result.status();
-    run.observer.OnBandwidth(*result);
+    if (duplex && run.params.duration_s <= 0) {
+      auto remote = s.ExchangeBwReport(*result, false);
+      if (!remote.ok()) return remote.status();
+      XFER_RETURN_IF_ERROR(CheckSameRun(*result, *remote));
+      run.observer.OnPeerBandwidth(*remote);
+      run.observer.OnBandwidth(Sum(*result, *remote));
+    } else {
+      run.observer.OnBandwidth(*result);
+    }
     if (run.params.all_sizes) XFER_RETURN_IF_ERROR(s.Barrier("post-run"));
   }
   return s.Close();

@@ -18,6 +18,9 @@ struct TrafficConfig {
   uint32_t cq_mod = 1;
   uint32_t post_list = 1;
   bool peak = false;        // stamp every post and completion
+  // send_bw -b: the sender also takes the peer's messages on its pre-posted
+  // receives, re-posting them, until both directions are done.
+  bool receive_too = false;
   double duration_s = 0;    // > 0: duration mode
   double margin_s = 0;
   // The longest a loop waits for progress (a completion, a receive, the

@@ -253,7 +253,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_lat -q 2", "-q/--qp: only for bandwidth tests"},
         ErrorCase{"write_lat -b", "-b/--bidirectional: only for bandwidth"},
         ErrorCase{"send_bw -b",
-                  "-b/--bidirectional: send_bw does not support bidirectional"},
+                  "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only"},
         ErrorCase{"write_bw -e", "-e/--events: perftest flag not supported by xfer yet"},
         ErrorCase{"write_lat -N", "-N/--noPeak: only for bandwidth tests"},
         ErrorCase{"send_lat -l 2", "-l/--post_list: only for bandwidth"},

@@ -294,13 +294,16 @@ TEST(AtomicTests, ScopesFollowPerftest) {
                        "-r/--rx-depth"));
 }
 
-// -b: write_bw, read_bw and atomic_bw, as perftest; send_bw not yet.
+// -b: every bandwidth test, as perftest; send_bw only where verbs may run.
 TEST(Bidirectional, AllowedWhereXferHonoursIt) {
   EXPECT_TRUE(ParseRun("write_bw -b h", WithVerbs()).bidirectional);
   EXPECT_TRUE(ParseRun("read_bw -b h", WithVerbs()).bidirectional);
   EXPECT_TRUE(ParseRun("atomic_bw -b h", WithVerbs()).bidirectional);
-  EXPECT_TRUE(Contains(ErrorOf("send_bw -b h", WithVerbs()),
-                       "send_bw does not support bidirectional runs yet"));
+  EXPECT_TRUE(ParseRun("send_bw -b h", WithVerbs()).bidirectional);
+  EXPECT_TRUE(Contains(ErrorOf("send_bw -b --transport tcp h", WithVerbs()),
+                       "send_bw runs bidirectional on RDMA verbs only; tcp does not"));
+  EXPECT_TRUE(Contains(ErrorOf("send_bw -b h", ParserConfig{}),
+                       "send_bw runs bidirectional on RDMA verbs only"));
 }
 
 // ---------------------------------------------------------------------------

@@ -97,6 +97,8 @@ done
 run_pair "atomic_bw -A CMP_AND_SWAP" 1 atomic_bw -n 200 -A CMP_AND_SWAP -- atomic_bw -n 200 -A CMP_AND_SWAP
 run_pair "write_bw -b" 1 write_bw "${bw[@]}" -b -- write_bw "${bw[@]}" -b
 run_pair "read_bw -b -q 2" 1 read_bw "${bw[@]}" -b -q 2 -- read_bw "${bw[@]}" -b -q 2
+run_pair "send_bw -b -q 2" 1 send_bw "${bw[@]}" -b -q 2 -- send_bw "${bw[@]}" -b -q 2
+run_pair "send_bw -b -c UD" 1 send_bw -s 1024 -n 200 -b -c UD -- send_bw -s 1024 -n 200 -b -c UD
 # -a always climbs to 8 MiB; -n 5 (perftest's minimum) keeps the emulated
 # link's share of the sweep to seconds.
 run_pair "write_bw -a" 23 write_bw -a -n 5 -- write_bw -a -n 5
@@ -182,6 +184,7 @@ for roles in "stock xfer" "xfer stock"; do
   run_interop "$skind" "$ckind" 23 write_bw -a -n 5
   run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 -b
   run_interop "$skind" "$ckind" 1 read_bw -s 4096 -n 200 -b -q 2
+  run_interop "$skind" "$ckind" 1 send_bw -s 4096 -n 200 -b
   run_interop "$skind" "$ckind" 1 send_bw -s 1024 -n 200 -c UD
   run_interop "$skind" "$ckind" 1 send_lat -n 200 -c UD
   for t in write_lat read_lat send_lat atomic_lat; do
