@@ -181,7 +181,9 @@ for roles in "stock xfer" "xfer stock"; do
     run_interop "$skind" "$ckind" 1 send_bw -s 4096 -n 200 -q $q
     run_interop "$skind" "$ckind" 1 atomic_bw -n 200 -q $q
   done
-  run_interop "$skind" "$ckind" 23 write_bw -a -n 5
+  for t in write_bw read_bw send_bw; do
+    run_interop "$skind" "$ckind" 23 $t -a -n 5
+  done
   run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 -b
   run_interop "$skind" "$ckind" 1 read_bw -s 4096 -n 200 -b -q 2
   run_interop "$skind" "$ckind" 1 send_bw -s 4096 -n 200 -b
