@@ -184,14 +184,20 @@ Status SendBandwidth(const Run& run) {
   return s.Close();
 }
 
-// ib_write_lat: no close exchange; the socket simply closes.
-Status WriteLatency(const Run& run) {
-  VerbsSession& s = run.session;
+// The setup ib_write_lat, ib_read_lat and ib_atomic_lat share: an extra
+// exchange first, then keys, connect, keys again, and the post-RTR barrier.
+Status ConnectOneSidedLatency(VerbsSession& s) {
   XFER_RETURN_IF_ERROR(s.Barrier("initial"));
   XFER_RETURN_IF_ERROR(s.ExchangeKeys());
   XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(true));
   XFER_RETURN_IF_ERROR(s.BarrierEachQp());
-  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  return s.Barrier("post-RTR");
+}
+
+// ib_write_lat: no close exchange; the socket simply closes.
+Status WriteLatency(const Run& run) {
+  VerbsSession& s = run.session;
+  XFER_RETURN_IF_ERROR(ConnectOneSidedLatency(s));
   Start(run);
   for (uint64_t size : SizesFor(run)) {
     auto stamps = RunWriteLatency(s, ConfigFor(run, size));
@@ -224,11 +230,7 @@ Status SendLatency(const Run& run) {
 // in the close exchange.
 Status ReadLatency(const Run& run) {
   VerbsSession& s = run.session;
-  XFER_RETURN_IF_ERROR(s.Barrier("initial"));
-  XFER_RETURN_IF_ERROR(s.ExchangeKeys());
-  XFER_RETURN_IF_ERROR(s.ConnectQueuePairs(true));
-  XFER_RETURN_IF_ERROR(s.BarrierEachQp());
-  XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
+  XFER_RETURN_IF_ERROR(ConnectOneSidedLatency(s));
   Start(run);
   if (run.server) return s.BarrierAfterPeerRun("close");
   for (uint64_t size : SizesFor(run)) {

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "common/request_access.h"
+#include "support/byte_pattern.h"
 #include "support/test_memory.h"
 #include "transport/tcp/frame.h"
 #include "transport/tcp/stream_setup.h"
@@ -23,30 +24,11 @@ namespace xfer::transport::tcp::testing {
 
 inline constexpr std::chrono::seconds kWait{10};
 
-// Deterministic, position- and seed-dependent bytes.
-inline uint8_t PatternByte(size_t i, uint32_t seed) {
-  uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull;
-  return static_cast<uint8_t>((x >> 29) ^ (x >> 47));
-}
-
-inline void FillPattern(void* data, size_t length, uint32_t seed) {
-  auto* bytes = static_cast<uint8_t*>(data);
-  for (size_t i = 0; i < length; ++i) bytes[i] = PatternByte(i, seed);
-}
-
-// Index of the first byte that differs from the pattern, or `length`.
-inline size_t FirstPatternMismatch(const void* data, size_t length, uint32_t seed) {
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < length; ++i) {
-    if (bytes[i] != PatternByte(i, seed)) return i;
-  }
-  return length;
-}
-
-inline uint8_t* Bytes(const LocalRegionView& region) {
-  return static_cast<uint8_t*>(region.address);
-}
-inline uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+using xfer::testing::Addr;
+using xfer::testing::Bytes;
+using xfer::testing::FillPattern;
+using xfer::testing::FirstPatternMismatch;
+using xfer::testing::PatternByte;
 
 // The real endpoint on one side of a fresh control channel; on the other,
 // bare sockets from EstablishStreams. raw.outgoing carries requests TO the
