@@ -128,6 +128,9 @@ Status Completer::HandleResponse(OutgoingStream& out, FrameReader& reader,
     result = broken;
   }
   last_response_ns_ = NowNs();
+  // A broken stream closes the connection before the request reports it,
+  // so a caller that sees the failure also finds the connection closed.
+  if (!broken.ok()) connection_.Fail(broken);
   RequestAccess::FinishPart(*op.request, result, result.ok() ? op.length : 0);
   return broken;
 }
