@@ -20,8 +20,6 @@ using bench::BenchParams;
 using bench::Kind;
 using bench::Verb;
 
-constexpr uint64_t kAtomicSize = 8;
-
 // Everything a test sequence works with.
 struct Run {
   const BenchParams& params;
@@ -32,16 +30,18 @@ struct Run {
   bool server;
 };
 
-// The sizes this run covers; UD sends stop at the path MTU as in perftest.
-std::vector<uint64_t> SizesFor(const Run& run) {
-  if (run.params.verb == Verb::kAtomic) return {kAtomicSize};
-  std::vector<uint64_t> sizes = run.params.Sizes();
-  if (run.params.all_sizes && run.session.qp_type() == verbs::QpType::kUD) {
-    const uint64_t mtu = verbs::MtuBytes(run.session.agreed().mtu);
+// The sizes a run covers; -a with UD stops at the path MTU as in perftest.
+std::vector<uint64_t> SizesFor(const BenchParams& params, const VerbsSession& session) {
+  if (params.verb == Verb::kAtomic) return {kAtomicSize};
+  std::vector<uint64_t> sizes = params.Sizes();
+  if (params.all_sizes && session.qp_type() == verbs::QpType::kUD) {
+    const uint64_t mtu = verbs::MtuBytes(session.agreed().mtu);
     std::erase_if(sizes, [mtu](uint64_t size) { return size > mtu; });
   }
   return sizes;
 }
+
+std::vector<uint64_t> SizesFor(const Run& run) { return SizesFor(run.params, run.session); }
 
 TrafficConfig ConfigFor(const Run& run, uint64_t size) {
   TrafficConfig config;
@@ -253,12 +253,6 @@ Status RunTest(const Run& run) {
   return run.params.verb == Verb::kSend ? SendBandwidth(run) : OneSidedBandwidth(run);
 }
 
-uint64_t LargestSize(const BenchParams& params) {
-  if (params.verb == Verb::kAtomic) return kAtomicSize;
-  const std::vector<uint64_t> sizes = params.Sizes();
-  return *std::max_element(sizes.begin(), sizes.end());
-}
-
 Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observer) {
   auto settings = bench::ResolveSettings(params, params.cq_mod_given);
   if (!settings.ok()) return settings.status();
@@ -272,11 +266,8 @@ Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observe
   const bool server = !link.is_client();
   auto session = VerbsSession::Open(params, *settings, std::move(link));
   if (!session.ok()) return session.status();
-  uint64_t largest = LargestSize(params);
-  if (params.all_sizes && (*session)->qp_type() == verbs::QpType::kUD) {
-    largest = std::min<uint64_t>(largest, verbs::MtuBytes((*session)->agreed().mtu));
-  }
-  XFER_RETURN_IF_ERROR((*session)->CreateResources(largest));
+  const std::vector<uint64_t> sizes = SizesFor(params, **session);
+  XFER_RETURN_IF_ERROR((*session)->CreateResources(*std::max_element(sizes.begin(), sizes.end())));
   const Run run{params, *settings, window, **session, observer, server};
   return RunTest(run);
 }

@@ -10,6 +10,9 @@
 
 namespace xfer::perftest {
 
+// perftest's atomic tests move exactly one 8-byte word per operation.
+inline constexpr uint64_t kAtomicSize = 8;
+
 struct TrafficConfig {
   bench::Verb verb = bench::Verb::kWrite;
   uint64_t size = 0;

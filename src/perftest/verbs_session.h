@@ -75,7 +75,6 @@ class VerbsSession {
 
   const bench::BenchParams& params() const { return params_; }
   const AgreedSettings& agreed() const { return agreed_; }
-  const OobLink& link() const { return link_; }
   bool is_client() const { return link_.is_client(); }
   uint32_t qps() const { return params_.qps; }
   verbs::QpType qp_type() const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/bench_params.h"
+#include "perftest/traffic_config.h"
 #include "perftest/verbs_session.h"
 
 namespace xfer::perftest {
@@ -40,8 +41,6 @@ class SendChain {
   // size <= cycle_buffer / 2 and post_list == 1.
   void Advance();
 
-  // Point the chain at a new payload byte count (write_lat re-posts).
-  ibv_send_wr& front() { return wrs_.front(); }
 
  private:
   std::vector<ibv_send_wr> wrs_;
