@@ -86,6 +86,12 @@ struct PeerInfo {
   std::vector<RemoteRegion> regions;  // as the peer described them
 };
 
+// The names of the transports this build of libxfer contains ("shm", "tcp",
+// ...), in the order the build lists them; any of them may be named in
+// EngineOptions::transports and ConnectOptions::transport. Whether one can
+// run on a given host pair is known only by connecting. Thread-safe.
+std::vector<std::string> BuiltinTransports();
+
 // Thread-safety: all methods may be called concurrently from several threads,
 // except that one TransferRequest must not be submitted twice at once.
 class Engine {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_session.h"
+#include "bench/heartbeat.h"
 #include "bench/bw_runner.h"
 #include "bench/latency_runner.h"
 #include "bench/loopback.h"
@@ -94,7 +95,8 @@ Result<BwResult> MeasureBandwidth(const SizeStep& step) {
                           : OneSidedPost(step.session, step.params.verb == Verb::kWrite
                                                            ? OpCode::kWrite
                                                            : OpCode::kRead);
-  OobHeartbeat alive(*step.session.oob, step.params.verb != Verb::kSend);
+  Heartbeat alive([&oob = *step.session.oob] { return oob.SendHeartbeat(); },
+                  step.params.verb != Verb::kSend);
   return RunBandwidthLoop(step.session, step.layout, config, post);
 }
 
@@ -148,7 +150,8 @@ Status ClientLatency(const SizeStep& step) {
   if (step.params.verb == Verb::kWrite) {
     stamps = RunWriteLatency(step.session, step.layout, config);
   } else {
-    OobHeartbeat alive(*step.session.oob, true);  // the read_lat server only waits
+    // The read_lat server only waits.
+    Heartbeat alive([&oob = *step.session.oob] { return oob.SendHeartbeat(); }, true);
     stamps = RunReadLatency(step.session, step.layout, config);
   }
   if (!stamps.ok()) return stamps.status();

@@ -1,21 +1,12 @@
 #include "bench/loopback.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <thread>
-
-#include <fmt/format.h>
-
 #include "bench/bench_runner.h"
-#include "common/clock.h"
+#include "bench/child_process.h"
 #include "common/socket.h"
 
 namespace xfer::bench {
 namespace {
 
-// The child's observer: the parent prints the table, the child stays quiet.
 class SilentObserver final : public BenchObserver {
  public:
   void OnNotice(const std::string&) override {}
@@ -25,39 +16,6 @@ class SilentObserver final : public BenchObserver {
   void OnLatency(const LatResult&) override {}
   void OnLatencyDuration(const LatDurationResult&) override {}
 };
-
-[[noreturn]] void ServeAndExit(BenchParams params, Listener& listener,
-                               const LoopbackRoles& roles) {
-  params.role = Role::kServer;
-  params.accept_timeout = params.timeout;
-  SilentObserver silent;
-  Status status = roles.serve(params, listener, silent);
-  if (!status.ok()) std::fprintf(stderr, "xfer: loopback server: %s\n", status.ToString().c_str());
-  std::fflush(stderr);
-  _exit(status.ok() ? 0 : 1);
-}
-
-// Reaps the child within `timeout`, killing it if it overstays.
-Status ReapServer(pid_t child, std::chrono::milliseconds timeout) {
-  const Deadline deadline = Deadline::After(timeout);
-  int wstatus = 0;
-  for (;;) {
-    pid_t done = waitpid(child, &wstatus, WNOHANG);
-    if (done == child) break;
-    if (done < 0) return IoError(ErrnoMessage("waitpid", errno));
-    if (deadline.expired()) {
-      kill(child, SIGKILL);
-      waitpid(child, &wstatus, 0);
-      return Timeout("loopback server did not exit in time; killed it");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return Status::Ok();
-  if (WIFSIGNALED(wstatus)) {
-    return Internal(fmt::format("loopback server died with signal {}", WTERMSIG(wstatus)));
-  }
-  return Internal("loopback server failed (see its message above)");
-}
 
 }  // namespace
 
@@ -69,12 +27,18 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer,
                    const LoopbackRoles& roles) {
   auto listener = Listener::Bind({"127.0.0.1", 0}, 1);
   if (!listener.ok()) return listener.status().WithContext("loopback out-of-band port");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  // Forked before any engine or thread exists in this process.
-  const pid_t child = fork();
-  if (child < 0) return IoError(ErrnoMessage("fork", errno));
-  if (child == 0) ServeAndExit(params, *listener, roles);
+  BenchParams server = params;
+  server.role = Role::kServer;
+  server.accept_timeout = params.timeout;
+  // Forked before any engine or thread exists in this process. The child's
+  // observer stays quiet: the parent prints the table.
+  auto child = ForkChild(
+      [&] {
+        SilentObserver silent;
+        return roles.serve(server, *listener, silent);
+      },
+      "loopback server");
+  if (!child.ok()) return child.status();
 
   BenchParams client = params;
   client.role = Role::kClient;
@@ -82,8 +46,8 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer,
   client.port = listener->local_address().port;
   listener->Close();
   Status status = roles.run_client(client, observer);
-  Status server = ReapServer(child, params.timeout);
-  return status.ok() ? server : status;
+  Status reaped = ReapChild(*child, params.timeout, "loopback server");
+  return status.ok() ? reaped : status;
 }
 
 }  // namespace xfer::bench

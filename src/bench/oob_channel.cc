@@ -308,23 +308,4 @@ bool OobChannel::Readable() {
   return ::poll(&pfd, 1, 0) > 0;
 }
 
-OobHeartbeat::OobHeartbeat(OobChannel& channel, bool enabled) {
-  if (!enabled) return;
-  thread_ = std::thread([this, &channel] {
-    std::unique_lock lock(mu_);
-    while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
-      if (!channel.SendHeartbeat().ok()) return;  // the run itself will report the loss
-    }
-  });
-}
-
-OobHeartbeat::~OobHeartbeat() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
 }  // namespace xfer::bench

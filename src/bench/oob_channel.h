@@ -19,10 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "bench/bench_params.h"
 #include "bench/results.h"
@@ -104,23 +101,6 @@ class OobChannel {
 
   Socket socket_;
   std::chrono::milliseconds timeout_;
-};
-
-// Sends a Heartbeat on `channel` every second from a thread of its own, so
-// the measuring loop itself never pays for it, until destroyed. The channel
-// must not be used by anyone else meanwhile. Inert when `enabled` is false.
-class OobHeartbeat {
- public:
-  OobHeartbeat(OobChannel& channel, bool enabled);
-  ~OobHeartbeat();
-  OobHeartbeat(const OobHeartbeat&) = delete;
-  OobHeartbeat& operator=(const OobHeartbeat&) = delete;
-
- private:
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
-  std::thread thread_;
 };
 
 }  // namespace xfer::bench

@@ -12,6 +12,7 @@
 #include "cli/flag_spec.h"
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
+#include "cli/matrix_flags.h"
 #include "cli/test_catalog.h"
 #include "cli/tokenizer.h"
 #include "cli/version.h"
@@ -206,6 +207,15 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
     for (int i = 2; i < argc && argv[i] != nullptr; ++i)
       args.emplace_back(argv[i]);
     return ParseDevicesCommand(args);
+  }
+  if (first == kMatrixCommand) {
+    std::vector<std::string> args;
+    std::vector<std::string> typed;
+    for (int i = 0; i < argc && argv[i] != nullptr; ++i) {
+      typed.emplace_back(argv[i]);
+      if (i >= 2) args.emplace_back(argv[i]);
+    }
+    return ParseMatrixCommand(args, typed);
   }
   const TestInfo* test = first.starts_with('-') ? nullptr : FindTest(first);
   if (test == nullptr) {

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "bench/bench_params.h"
+#include "bench/matrix/matrix_config.h"
 #include "xfer/status.h"
 
 namespace xfer::cli {
@@ -67,12 +68,14 @@ struct DevicesRequest {
 };
 
 struct ParsedCommand {
-  enum class Action { kRun, kHelp, kVersion, kDevices };
+  enum class Action { kRun, kHelp, kVersion, kDevices, kMatrix };
   Action action = Action::kRun;
   // kRun: the benchmark to run. Defaults otherwise.
   bench::BenchParams params;
   // kDevices: what to list. Defaults otherwise.
   DevicesRequest devices;
+  // kMatrix: the matrix to run (cli/matrix_flags.h). Defaults otherwise.
+  matrix::MatrixConfig matrix;
   // kHelp: the usage screen; kVersion: the version line. Print as is (it
   // ends with a newline). Empty for kRun.
   std::string help_text;
@@ -87,7 +90,8 @@ struct ParserConfig {
 
 // Parses a whole command line; argv[0] is the program name and is ignored.
 // `xfer devices ...` is parsed by ParseDevicesCommand (cli/devices_flags.h)
-// and yields kDevices (or kHelp).
+// and yields kDevices (or kHelp); `xfer matrix ...` by ParseMatrixCommand
+// (cli/matrix_flags.h) and yields kMatrix (or kHelp).
 // `xfer --help`, `xfer <test> --help` (-h) and `xfer [<test>] --version`
 // (-V) yield kHelp / kVersion; help wins over every other problem on the
 // line except a flag missing its value. Otherwise the role is kClient with

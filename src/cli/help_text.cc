@@ -121,6 +121,8 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
       "  xfer <test> --help                options of one test\n"
       "  xfer devices [-d <dev>] [--json <file>]\n"
       "                                    list RDMA devices, ports and GIDs\n"
+      "  xfer matrix [options] [<host>|--loopback]\n"
+      "                                    HIXL-style bandwidth matrix on libxfer\n"
       "  xfer --version                    version (mirrors perftest {})\n"
       "\n"
       "A perftest-compatible benchmark for libxfer (transports: {}).\n"

@@ -1,17 +1,29 @@
 // `xfer`: parse the command line, run the benchmark, print perftest's
-// tables (or list the RDMA devices for `xfer devices`). Exit status: 0
+// tables (or list the RDMA devices for `xfer devices`, or run a bandwidth
+// matrix for `xfer matrix`). Exit status: 0
 // success, 1 the run failed, 2 usage error.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/matrix/loopback_target.h"
+#include "bench/matrix/matrix_initiator.h"
+#include "bench/matrix/matrix_target.h"
 #include "cli/flags.h"
+#include "cli/version.h"
+#include "common/socket.h"
+#include "common/stop_signal.h"
 #include "perftest/run_benchmark.h"
 #include "report/console_reporter.h"
 #include "report/device_report.h"
 #include "report/json_report.h"
+#include "report/matrix/host_probe.h"
+#include "report/matrix/matrix_reporter.h"
 #include "verbs/device_catalog.h"
 
 namespace {
@@ -51,6 +63,60 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
   return 0;
 }
 
+int Fail(const char* what, const xfer::Status& status) {
+  std::fprintf(stderr, "xfer: %s: %s\n", what, status.ToString().c_str());
+  return 1;
+}
+
+// `xfer matrix` as the target: serves one initiator, prints only its
+// waiting line and errors.
+int RunMatrixTarget(const xfer::matrix::MatrixConfig& config,
+                    const xfer::matrix::HostFingerprint& fingerprint) {
+  auto listener = xfer::Listener::Bind({"0.0.0.0", config.port}, 1);
+  if (!listener.ok()) return Fail("matrix target", listener.status().WithContext("control port"));
+  xfer::Status status =
+      xfer::matrix::RunMatrixTarget(config, fingerprint, *listener, [](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+      });
+  return status.ok() ? 0 : Fail("matrix target", status);
+}
+
+// `xfer matrix` as the initiator, or both roles with --loopback. Exit
+// status: 0, 1 on failure, 128+signal when interrupted.
+int RunMatrix(const xfer::matrix::MatrixConfig& config) {
+  const xfer::matrix::HostFingerprint fingerprint =
+      xfer::report::ProbeHost(xfer::cli::XferVersion());
+  if (config.role == xfer::matrix::Role::kTarget) return RunMatrixTarget(config, fingerprint);
+
+  xfer::report::MatrixReporter reporter(stdout, stderr, isatty(STDERR_FILENO) == 1 && !config.quiet);
+  if (xfer::Status prepared = reporter.Prepare(config); !prepared.ok()) {
+    return Fail("matrix", prepared);
+  }
+  xfer::matrix::MatrixConfig run = config;
+  std::optional<xfer::matrix::LoopbackTarget> target;
+  if (config.role == xfer::matrix::Role::kLoopback) {
+    // Forked before this process starts any thread (StopSignal's included).
+    auto launched = xfer::matrix::LoopbackTarget::Launch(config, fingerprint);
+    if (!launched.ok()) return Fail("matrix", launched.status());
+    target.emplace(*launched);
+    run.host = "127.0.0.1";
+    run.port = target->port();
+  }
+  xfer::StopSignal stop;
+  xfer::Status status = xfer::matrix::RunMatrixInitiator(run, fingerprint, reporter, stop.flag());
+  if (target) {
+    xfer::Status reaped = target->Reap(config.timeout);
+    if (status.ok()) status = reaped;
+  }
+  if (xfer::Status files = reporter.status(); status.ok() && !files.ok()) status = files;
+  if (!status.ok()) {
+    Fail("matrix", status);
+    return stop.signal() != 0 ? 128 + stop.signal() : 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,6 +130,9 @@ int main(int argc, char** argv) {
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kDevices) {
     return RunDevices(command->devices);
+  }
+  if (command->action == xfer::cli::ParsedCommand::Action::kMatrix) {
+    return RunMatrix(command->matrix);
   }
   if (command->action != xfer::cli::ParsedCommand::Action::kRun) {
     std::fputs(command->help_text.c_str(), stdout);

@@ -103,6 +103,31 @@ Result<int64_t> ParseByteCount(std::string_view text, int64_t min,
   return bytes;
 }
 
+Result<int64_t> ParseBinarySize(std::string_view text, int64_t min, int64_t max) {
+  size_t digits_end = text.size();
+  while (digits_end > 0 && std::isalpha(static_cast<unsigned char>(text[digits_end - 1]))) {
+    --digits_end;
+  }
+  std::string suffix(text.substr(digits_end));
+  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int shift = 0;
+  if (suffix == "K" || suffix == "KB" || suffix == "KIB") shift = 10;
+  if (suffix == "M" || suffix == "MB" || suffix == "MIB") shift = 20;
+  if (suffix == "G" || suffix == "GB" || suffix == "GIB") shift = 30;
+  if (!suffix.empty() && shift == 0) {
+    return InvalidArgument(fmt::format("'{}': unknown size suffix '{}' (use K, M or G)", text,
+                                       text.substr(digits_end)));
+  }
+  const std::string_view digits = text.substr(0, digits_end);
+  Result<int64_t> value = ParseInteger(digits);
+  if (!value.ok()) return suffix.empty() ? value : NotAnInteger(std::string(text));
+  const int64_t factor = int64_t{1} << shift;
+  if (*value < min / factor || *value > max / factor) return OutOfRange(text, min, max);
+  const int64_t bytes = *value * factor;
+  if (bytes < min || bytes > max) return OutOfRange(text, min, max);
+  return bytes;
+}
+
 Result<double> ParsePositiveSeconds(std::string_view text, double max) {
   std::string copy(text);
   if (!IsDecimalNumber(copy)) {

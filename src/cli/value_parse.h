@@ -31,6 +31,12 @@ Result<int64_t> ParseIntegerInRange(std::string_view text, int64_t min,
 // Errors: as ParseIntegerInRange; the message quotes the text as given.
 Result<int64_t> ParseByteCount(std::string_view text, int64_t min, int64_t max);
 
+// A byte count in HIXL's spelling: an integer with an optional binary
+// suffix, case-insensitive: K, KB or KiB (x2^10), M, MB, MiB (x2^20), G, GB,
+// GiB (x2^30). Then min <= value <= max. Errors: as ParseIntegerInRange,
+// plus an unknown suffix; the message quotes the text as given.
+Result<int64_t> ParseBinarySize(std::string_view text, int64_t min, int64_t max);
+
 // A finite decimal number of seconds with 0 < value <= max ("10", "0.5",
 // "1e2"). Errors: kInvalidArgument when text is not such a number.
 Result<double> ParsePositiveSeconds(std::string_view text, double max);

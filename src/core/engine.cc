@@ -34,6 +34,12 @@ Result<core::TransportList> EnabledTransports(const EngineOptions& options) {
 
 }  // namespace
 
+std::vector<std::string> BuiltinTransports() {
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  return registry.Names();
+}
+
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (options.connect_timeout.count() <= 0 || options.io_timeout.count() <= 0) {
     return InvalidArgument("timeouts must be positive");

@@ -237,6 +237,63 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 
+note "== xfer matrix on libxfer's verbs transport (target rxe0, initiator rxe1)"
+# run_matrix NAME ARGS...: `xfer matrix ARGS` as the target on rxe0 and the
+# initiator on rxe1. Both must exit 0, and the JSON must hold every cell
+# measured over verbs (the path the engine reported) and verified.
+matrix_port=18600
+run_matrix() {
+  local name=$1; shift
+  begin
+  matrix_port=$((matrix_port + 1))
+  "$xfer" matrix "$@" -d rxe0 -x 1 -p "$matrix_port" --timeout "$timeout_s" >"$log/s.out" 2>&1 &
+  local spid=$!
+  timeout 300 "$xfer" matrix "$@" -d rxe1 -x 1 -p "$matrix_port" --timeout "$timeout_s" \
+    --json "$log/m.json" 127.0.0.1 >"$log/c.out" 2>&1
+  local crc=$?
+  timeout 120 tail --pid="$spid" -f /dev/null || kill -9 "$spid" 2>/dev/null
+  wait "$spid"; local src=$?
+  if [[ $crc -ne 0 || $src -ne 0 ]] || ! python3 - "$log/m.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = d["cells"]
+assert d["run"]["outcome"] == "complete", d["run"]
+assert cells, "no cells"
+for c in cells:
+    assert c["status"] == "ok", c
+    assert c["path"]["transport"] == "verbs", c
+    assert c["verified"] is True, c
+    assert len(c["sample_seconds"]) == d["config"]["loops"], c
+assert any(p["device"] == "rxe1" for p in d["hosts"]["initiator"]["rdma"]), d["hosts"]
+PY
+  then
+    fail "matrix $name (initiator rc=$crc, target rc=$src)"
+    sed 's/^/      initiator| /' "$log/c.out" | tail -12
+    sed 's/^/      target| /' "$log/s.out" | tail -6
+    return
+  fi
+  pass "matrix $name"
+}
+matrix=(--transports verbs --directions H2rH,rH2H --transfer_size 1M --verify --quiet)
+run_matrix "H2rH,rH2H 16K..1M --verify" "${matrix[@]}" --loops 2 --block_sizes 16K,64K,1M
+run_matrix "--streams 4 --batch 4 (striped)" "${matrix[@]}" --loops 2 --block_sizes 16K,256K \
+  --streams 4 --batch 4
+run_matrix "hugepages on both sides" "${matrix[@]}" --loops 2 --block_sizes 64K --memory hugepage \
+  --remote_memory hugepage
+"$xfer" matrix "${matrix[@]}" --block_sizes 64K --loops 3 -d rxe0 -x 1 -p 18650 --timeout 10 >"$log/m.out" 2>&1 &
+mpid=$!
+expect_error "matrix: peers with different --loops" "\-\-loops: target 3, initiator 2" \
+  "$xfer" matrix "${matrix[@]}" --loops 2 --block_sizes 64K -d rxe1 -x 1 -p 18650 --timeout 10 127.0.0.1
+wait "$mpid"
+begin
+if timeout 300 "$xfer" matrix --loopback -d rxe0 -x 1 --transfer_size 1M --block_sizes 64K \
+     --loops 2 --quiet --timeout "$timeout_s" >"$log/l.out" 2>&1 &&
+   grep -q -- '--- verbs (path: verbs' "$log/l.out" && grep -q -- '--- tcp ' "$log/l.out"; then
+  pass "matrix --loopback lists verbs among the default transports"
+else
+  fail "matrix --loopback on rxe0"; tail -20 "$log/l.out"
+fi
+
 note "== libxfer's verbs transport (data verified byte for byte)"
 # run_gtest SUITE FILTER: the tests of SUITE matching FILTER must pass.
 run_gtest() {

@@ -1,0 +1,42 @@
+// `xfer matrix --loopback`: the single-host table. The target runs in a
+// forked child process on a free port of 127.0.0.1 (never -p, so parallel
+// runs cannot collide); the initiator runs in this process.
+#ifndef XFER_BENCH_MATRIX_LOOPBACK_TARGET_H_
+#define XFER_BENCH_MATRIX_LOOPBACK_TARGET_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "bench/matrix/host_fingerprint.h"
+#include "bench/matrix/matrix_config.h"
+#include "xfer/status.h"
+
+namespace xfer::matrix {
+
+class LoopbackTarget {
+ public:
+  // Binds the control port and forks the target. Call it before this
+  // process starts any thread. The child ignores SIGINT (the initiator
+  // handles it and tells the child) and prints only its errors.
+  static Result<LoopbackTarget> Launch(const MatrixConfig& config,
+                                       const HostFingerprint& fingerprint);
+
+  // The port the initiator connects to on 127.0.0.1.
+  uint16_t port() const { return port_; }
+
+  // Waits for the child within `timeout`, killing it if it overstays.
+  // Errors: kTimeout, kInternal (the child failed; its message is on
+  // stderr). Call exactly once.
+  Status Reap(std::chrono::milliseconds timeout);
+
+ private:
+  LoopbackTarget(pid_t child, uint16_t port) : child_(child), port_(port) {}
+  pid_t child_;
+  uint16_t port_;
+};
+
+}  // namespace xfer::matrix
+
+#endif  // XFER_BENCH_MATRIX_LOOPBACK_TARGET_H_

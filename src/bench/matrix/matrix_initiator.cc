@@ -1,0 +1,355 @@
+#include "bench/matrix/matrix_initiator.h"
+
+#include <signal.h>
+
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "bench/heartbeat.h"
+#include "bench/matrix/batch_sampler.h"
+#include "bench/matrix/block_size.h"
+#include "bench/matrix/cell_statistic.h"
+#include "bench/matrix/control_channel.h"
+#include "bench/matrix/data_pattern.h"
+#include "bench/matrix/matrix_agreement.h"
+#include "bench/matrix/side_buffers.h"
+#include "common/clock.h"
+#include "common/socket.h"
+#include "xfer/engine.h"
+
+namespace xfer::matrix {
+namespace {
+
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Connect's word that the pair cannot use a transport, as opposed to a
+// connection that failed.
+bool IsUnusable(const Status& status) {
+  return status.code() == StatusCode::kNotSupported ||
+         status.code() == StatusCode::kFailedPrecondition;
+}
+
+std::string CellName(const CellResult& cell) {
+  return fmt::format("{} {} {}", cell.transport, cell.direction.Name(), BlockLabel(cell.block_size));
+}
+
+// One column group: a transport and the engine connection that carries it.
+struct Column {
+  std::string transport;
+  std::optional<PeerId> peer;  // none: the pair cannot use it
+  std::string reason;          // why not
+  PeerInfo info;
+};
+
+class Initiator {
+ public:
+  Initiator(const MatrixConfig& config, const HostFingerprint& local, MatrixObserver& observer,
+            const std::atomic<int>& stop)
+      : config_(config), observer_(observer), stop_(stop) {
+    run_.config = config;
+    run_.initiator = local;
+    // Per run, so that a buffer left over from an earlier run never passes
+    // --verify.
+    seed_base_ = NowNs();
+  }
+
+  Status Run();
+
+ private:
+  Status Setup();
+  Status ConnectColumns();
+  void PlanGrid();
+  Status MeasureColumn(size_t column);
+  Status MeasureCell(size_t index, const Column& column);
+  Status Verify(size_t index, BatchSampler& sampler, uint8_t* local);
+  Status AskTarget(const BufferRequest& request);
+  Status FailCell(size_t index, const Status& why);
+  Status Interrupted(size_t index, uint32_t sample, uint32_t total);
+  const TargetBuffer* FindTargetBuffer(const std::string& placement) const;
+  Status Finish(Status status);
+
+  const MatrixConfig& config_;
+  MatrixObserver& observer_;
+  const std::atomic<int>& stop_;
+  MatrixRun run_;
+  uint64_t seed_base_ = 0;
+  bool planned_ = false;
+
+  std::unique_ptr<Engine> engine_;  // owns local_'s memory
+  std::vector<PlacedBuffer> local_;
+  std::unique_ptr<ControlChannel> control_;
+  std::vector<TargetBuffer> remote_;
+  uint16_t engine_port_ = 0;
+  std::vector<Column> columns_;
+};
+
+Status Initiator::Run() {
+  run_.start_time = UtcNow();
+  Status status = Setup();
+  if (!status.ok()) return Finish(status);
+  bench::Heartbeat alive([this] { return control_->SendHeartbeat(); }, true);
+  status = ConnectColumns();
+  if (!status.ok()) return Finish(status);
+  PlanGrid();
+  for (size_t c = 0; c < columns_.size() && status.ok(); ++c) status = MeasureColumn(c);
+  for (const Column& column : columns_) {
+    if (column.peer) (void)engine_->Disconnect(*column.peer);
+  }
+  if (status.ok()) {
+    status = control_->SendDone();
+  } else {
+    control_->SendAbort(status.message());
+  }
+  return Finish(status);
+}
+
+Status Initiator::Finish(Status status) {
+  run_.end_time = UtcNow();
+  if (status.ok()) {
+    run_.outcome = RunOutcome::kComplete;
+  } else {
+    run_.outcome = stop_.load() != 0 ? RunOutcome::kInterrupted : RunOutcome::kFailed;
+    run_.error = status.message();
+  }
+  if (!planned_) observer_.OnPlan(run_);
+  observer_.OnFinish(run_);
+  return status;
+}
+
+Status Initiator::Setup() {
+  EngineOptions options;
+  options.name = "xfer-matrix-initiator";
+  options.listen_address = "";
+  options.connect_timeout = config_.timeout;
+  options.io_timeout = config_.timeout;
+  options.verbs.device = config_.verbs.device;
+  options.verbs.port = config_.verbs.port;
+  options.verbs.gid_index = config_.verbs.gid_index;
+  auto engine = Engine::Create(options);
+  if (!engine.ok()) return engine.status().WithContext("creating the engine");
+  engine_ = std::move(engine.value());
+
+  auto local = AllocateSideBuffers(
+      *engine_, PlacementsNeeded(config_.directions, true, config_.memory), config_.transfer_size);
+  if (!local.ok()) return local.status();
+  local_ = std::move(local.value());
+
+  auto socket = ConnectTcp({config_.host, config_.port}, Deadline::After(config_.timeout));
+  if (!socket.ok()) {
+    return socket.status().WithContext(
+        fmt::format("connecting to the matrix target at {}:{}", config_.host, config_.port));
+  }
+  control_ = std::make_unique<ControlChannel>(std::move(socket.value()), config_.timeout);
+  XFER_RETURN_IF_ERROR(control_->SendHello({AgreementOf(config_), run_.initiator}));
+  auto reply = control_->RecvHelloReply();
+  if (!reply.ok()) return reply.status();
+  if (!reply->accepted) return InvalidArgument("the target refused the matrix: " + reply->refusal);
+  for (const TargetBuffer& buffer : reply->buffers) {
+    if (buffer.available && buffer.length < config_.transfer_size) {
+      return ProtocolError(fmt::format("the target's {} buffer is {} bytes; the matrix needs {}",
+                                       buffer.placement, buffer.length, config_.transfer_size));
+    }
+  }
+  run_.target = reply->fingerprint;
+  remote_ = std::move(reply->buffers);
+  engine_port_ = reply->engine_port;
+  return Status::Ok();
+}
+
+Status Initiator::ConnectColumns() {
+  const std::string address = FormatHostPort({config_.host, engine_port_});
+  const bool asked = !config_.transports.empty();
+  for (const std::string& name : asked ? config_.transports : BuiltinTransports()) {
+    ConnectOptions options;
+    options.transport = name;
+    options.streams = config_.streams;
+    auto peer = engine_->Connect(address, options);
+    if (!peer.ok()) {
+      if (!IsUnusable(peer.status())) {
+        return peer.status().WithContext(fmt::format("connecting the engine over {}", name));
+      }
+      if (asked) {
+        columns_.push_back({name, std::nullopt, peer.status().message(), {}});
+      } else {
+        run_.skipped.push_back({name, peer.status().message()});
+      }
+      continue;
+    }
+    auto info = engine_->GetPeerInfo(*peer);
+    if (!info.ok()) return info.status();
+    Column column{name, *peer, "", *info};
+    if (info->transport != name) {
+      columns_.push_back(std::move(column));
+      return Internal(fmt::format("asked for transport {} but the engine connected over {}", name,
+                                  info->transport));
+    }
+    columns_.push_back(std::move(column));
+  }
+  return Status::Ok();
+}
+
+const TargetBuffer* Initiator::FindTargetBuffer(const std::string& placement) const {
+  for (const TargetBuffer& buffer : remote_) {
+    if (buffer.placement == placement) return &buffer;
+  }
+  return nullptr;
+}
+
+void Initiator::PlanGrid() {
+  for (const Column& column : columns_) run_.transports.push_back(column.transport);
+  for (const Column& column : columns_) {
+    for (const Direction& direction : config_.directions) {
+      const MemoryPlacement* mine = PlacementFor(direction.initiator, config_.memory);
+      const MemoryPlacement* theirs = PlacementFor(direction.target, config_.remote_memory);
+      const PlacedBuffer* local = FindBuffer(local_, mine->name);
+      const TargetBuffer* remote = FindTargetBuffer(std::string(theirs->name));
+      for (uint64_t block : config_.block_sizes) {
+        CellResult cell;
+        cell.direction = direction;
+        cell.transport = column.transport;
+        cell.initiator_memory = mine->name;
+        cell.target_memory = theirs->name;
+        cell.block_size = block;
+        cell.entries = config_.transfer_size / block;
+        cell.requests = config_.batch;
+        if (!column.peer) {
+          cell.status = CellStatus::kUnsupported;
+          cell.reason = column.reason;
+        } else if (local == nullptr || !local->available) {
+          cell.status = CellStatus::kUnsupported;
+          cell.reason = local == nullptr ? "no initiator buffer" : local->reason;
+        } else if (remote == nullptr || !remote->available) {
+          cell.status = CellStatus::kUnsupported;
+          cell.reason = "target: " + (remote == nullptr ? std::string("no buffer of this kind")
+                                                        : remote->reason);
+        }
+        run_.cells.push_back(std::move(cell));
+      }
+    }
+  }
+  planned_ = true;
+  observer_.OnPlan(run_);
+}
+
+Status Initiator::MeasureColumn(size_t column) {
+  const size_t per_column = config_.directions.size() * config_.block_sizes.size();
+  for (size_t i = column * per_column; i < (column + 1) * per_column; ++i) {
+    if (run_.cells[i].status != CellStatus::kNotRun) continue;
+    XFER_RETURN_IF_ERROR(MeasureCell(i, columns_[column]));
+  }
+  return Status::Ok();
+}
+
+Status Initiator::MeasureCell(size_t index, const Column& column) {
+  CellResult& cell = run_.cells[index];
+  cell.path_transport = column.info.transport;
+  cell.path_streams = column.info.streams;
+  uint8_t* local = static_cast<uint8_t*>(FindBuffer(local_, cell.initiator_memory)->region.address);
+  BatchLayout layout;
+  layout.op = cell.direction.op;
+  layout.local = local;
+  layout.remote = FindTargetBuffer(cell.target_memory)->address;
+  layout.block_size = cell.block_size;
+  layout.entries = cell.entries;
+  layout.requests = cell.requests;
+  layout.streams = column.info.streams;
+  BatchSampler sampler(*engine_, *column.peer, layout, config_.timeout);
+
+  const uint32_t total = config_.warmup + config_.loops;
+  for (uint32_t k = 0; k < total; ++k) {
+    if (stop_.load() != 0) return Interrupted(index, k, total);
+    if (Status peer = control_->CheckPeer(); !peer.ok()) return FailCell(index, peer);
+    auto seconds = sampler.Sample();
+    if (!seconds.ok()) return FailCell(index, seconds.status());
+    (k < config_.warmup ? cell.warmup_seconds : cell.sample_seconds).push_back(*seconds);
+    observer_.OnSample(run_, index, k + 1, total);
+  }
+  auto stat = ComputeCellStatistic(config_.transfer_size, cell.sample_seconds);
+  if (!stat.ok()) return FailCell(index, stat.status());
+  if (config_.verify) XFER_RETURN_IF_ERROR(Verify(index, sampler, local));
+  cell.median_gbps = stat->median_gbps;
+  cell.min_gbps = stat->min_gbps;
+  cell.max_gbps = stat->max_gbps;
+  cell.status = CellStatus::kOk;
+  observer_.OnCellDone(run_, index);
+  return Status::Ok();
+}
+
+Status Initiator::AskTarget(const BufferRequest& request) {
+  XFER_RETURN_IF_ERROR(control_->SendBufferRequest(request));
+  auto reply = control_->RecvBufferReply();
+  if (!reply.ok()) return reply.status();
+  if (!reply->ok) return Internal("the target's buffer: " + reply->message);
+  return Status::Ok();
+}
+
+// After the timed samples, one more transfer of the same entries over
+// fresh bytes: the pattern of a per-cell seed in the source, poison in the
+// destination, then every byte of the destination compared.
+Status Initiator::Verify(size_t index, BatchSampler& sampler, uint8_t* local) {
+  CellResult& cell = run_.cells[index];
+  const uint64_t seed = seed_base_ ^ ((index + 1) * 0x9E3779B97F4A7C15ull);
+  const uint64_t length = config_.transfer_size;
+  Status status;
+  if (cell.direction.op == OpCode::kWrite) {
+    FillPattern(local, length, seed);
+    status = AskTarget({BufferOp::kPoison, cell.target_memory, 0, length});
+    if (status.ok()) status = sampler.Sample().status();
+    if (status.ok()) status = AskTarget({BufferOp::kCheck, cell.target_memory, seed, length});
+  } else {
+    status = AskTarget({BufferOp::kFill, cell.target_memory, seed, length});
+    PoisonPattern(local, length);
+    if (status.ok()) status = sampler.Sample().status();
+    if (status.ok()) {
+      if (auto bad = FindPatternMismatch(local, length, seed)) {
+        status = Internal(fmt::format("byte {} (block {}) of the data read back differs from the "
+                                      "target's", *bad, *bad / cell.block_size));
+      }
+    }
+  }
+  if (!status.ok()) {
+    cell.verified = false;
+    return FailCell(index, status.WithContext("--verify"));
+  }
+  cell.verified = true;
+  return Status::Ok();
+}
+
+Status Initiator::FailCell(size_t index, const Status& why) {
+  CellResult& cell = run_.cells[index];
+  cell.status = CellStatus::kFailed;
+  cell.reason = why.ToString();
+  observer_.OnCellDone(run_, index);
+  return why.WithContext(CellName(cell));
+}
+
+Status Initiator::Interrupted(size_t index, uint32_t sample, uint32_t total) {
+  const int signal = stop_.load();
+  const char* name = sigabbrev_np(signal);
+  return Status(StatusCode::kFailedPrecondition,
+                fmt::format("interrupted by SIG{} in cell {} after {} of {} samples; that cell "
+                            "and the ones after it were not run",
+                            name != nullptr ? name : "?", CellName(run_.cells[index]), sample,
+                            total));
+}
+
+}  // namespace
+
+Status RunMatrixInitiator(const MatrixConfig& config, const HostFingerprint& local,
+                          MatrixObserver& observer, const std::atomic<int>& stop) {
+  Initiator initiator(config, local, observer, stop);
+  return initiator.Run();
+}
+
+}  // namespace xfer::matrix

@@ -1,0 +1,291 @@
+#include "cli/matrix_flags.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "bench/matrix/block_size.h"
+#include "bench/matrix/memory_placement.h"
+#include "cli/matrix_values.h"
+#include "cli/value_parse.h"
+#include "xfer/engine.h"
+
+namespace xfer::cli {
+namespace {
+
+using matrix::MatrixConfig;
+
+constexpr uint64_t kMaxEntriesPerSample = uint64_t{1} << 20;
+constexpr int64_t kMaxTransferSize = int64_t{64} << 30;
+constexpr double kMaxSeconds = 7 * 24 * 3600.0;
+
+// The flags' text as typed; every value is parsed by xfer's own rules
+// rather than CLI11's, so each error names the flag in one style.
+struct MatrixText {
+  std::string host;
+  bool loopback = false;
+  bool verify = false;
+  bool quiet = false;
+  std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
+      loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
+      gid_index, json, csv, markdown;
+};
+
+// CLI11 only collects the text; xfer parses it (see MatrixText).
+void Text(CLI::App& app, const std::string& name, std::optional<std::string>& slot,
+          const std::string& description) {
+  app.add_option_function<std::string>(
+      name, [&slot](const std::string& value) { slot = value; }, description);
+}
+
+void DefineFlags(CLI::App& app, MatrixText& t) {
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  app.add_option("host", t.host, "the target's host: run as the initiator");
+  app.add_flag("--loopback", t.loopback, "run the target in a child process on this host");
+  Text(app, "-p,--port", t.port, "control port (default 18515)");
+  Text(app, "--directions", t.directions, "comma list (default: every direction)");
+  Text(app, "--transports", t.transports, "comma list (default: every usable transport)");
+  Text(app, "--block_sizes", t.block_sizes, "16K:2M (doubling) or 4K,64K,1M (default 16K:2M)");
+  Text(app, "--transfer_size", t.transfer_size, "bytes per sample (default 128M)");
+  Text(app, "--batch", t.batch, "requests in flight per sample (default 1)");
+  Text(app, "--loops", t.loops, "counted samples per cell (default 5)");
+  Text(app, "--warmup", t.warmup, "uncounted samples before them (default 1)");
+  Text(app, "--memory", t.memory, "initiator host memory: host or hugepage (default host)");
+  Text(app, "--remote_memory", t.remote_memory, "target host memory (default host)");
+  Text(app, "--streams", t.streams, "engine streams per connection, 1..64 (default 1)");
+  app.add_flag("--verify", t.verify, "check every cell's bytes after its samples");
+  Text(app, "--timeout", t.timeout, "seconds: every wait on the peer (default 10)");
+  Text(app, "--accept_timeout", t.accept_timeout, "seconds the target waits (default 600)");
+  Text(app, "-d,--ib-dev", t.device, "RDMA device of the verbs transport");
+  Text(app, "-i,--ib-port", t.ib_port, "its port (default 1)");
+  Text(app, "-x,--gid-index", t.gid_index, "its GID index (default: automatic)");
+  Text(app, "--json", t.json, "write every sample of every cell as JSON");
+  Text(app, "--csv", t.csv, "write one row per cell as CSV");
+  Text(app, "--markdown", t.markdown, "write the table in the seed's Markdown layout");
+  app.add_flag("--quiet", t.quiet, "no progress line on stderr");
+}
+
+Status Flag(const char* name, const Status& status) {
+  return InvalidArgument(fmt::format("{}: {}", name, status.message()));
+}
+
+template <typename T>
+Status ParseCount(const std::optional<std::string>& text, const char* name, int64_t min,
+                  int64_t max, T& out) {
+  if (!text) return Status::Ok();
+  auto value = ParseIntegerInRange(*text, min, max);
+  if (!value.ok()) return Flag(name, value.status());
+  out = static_cast<T>(*value);
+  return Status::Ok();
+}
+
+Status ParseSeconds(const std::optional<std::string>& text, const char* name,
+                    std::chrono::milliseconds& out) {
+  if (!text) return Status::Ok();
+  auto seconds = ParsePositiveSeconds(*text, kMaxSeconds);
+  if (!seconds.ok()) return Flag(name, seconds.status());
+  out = std::chrono::milliseconds(std::max<int64_t>(1, std::llround(*seconds * 1000.0)));
+  return Status::Ok();
+}
+
+Status ParsePlacement(const std::optional<std::string>& text, const char* name, std::string& out) {
+  if (!text) return Status::Ok();
+  if (matrix::FindPlacement(*text) == nullptr) {
+    return InvalidArgument(fmt::format("{}: '{}' is not a memory kind (expected one of {})", name,
+                                       *text, matrix::PlacementNameList()));
+  }
+  out = *text;
+  return Status::Ok();
+}
+
+Status ParseOutput(const std::optional<std::string>& text, const char* name, std::string& out) {
+  if (!text) return Status::Ok();
+  if (text->empty()) return InvalidArgument(fmt::format("{}: empty file name", name));
+  out = *text;
+  return Status::Ok();
+}
+
+Status ApplyMatrix(const MatrixText& t, MatrixConfig& c) {
+  c.directions = matrix::AllDirections();
+  if (t.directions) {
+    auto directions = ParseDirectionList(*t.directions);
+    if (!directions.ok()) return Flag("--directions", directions.status());
+    c.directions = *directions;
+  }
+  if (t.transports) {
+    auto names = ParseNameList(*t.transports);
+    if (!names.ok()) return Flag("--transports", names.status());
+    const std::vector<std::string> built = BuiltinTransports();
+    for (const std::string& name : *names) {
+      if (std::find(built.begin(), built.end(), name) == built.end()) {
+        return InvalidArgument(fmt::format("--transports: '{}' is not a transport of this build "
+                                           "(it has: {})", name, fmt::join(built, ", ")));
+      }
+    }
+    c.transports = *names;
+  }
+  auto blocks = ParseBlockSizes(t.block_sizes.value_or("16K:2M"));
+  if (!blocks.ok()) return Flag("--block_sizes", blocks.status());
+  c.block_sizes = *blocks;
+  if (t.transfer_size) {
+    auto size = ParseBinarySize(*t.transfer_size, 1, kMaxTransferSize);
+    if (!size.ok()) return Flag("--transfer_size", size.status());
+    c.transfer_size = static_cast<uint64_t>(*size);
+  }
+  XFER_RETURN_IF_ERROR(ParseCount(t.batch, "--batch", 1, 1 << 16, c.batch));
+  XFER_RETURN_IF_ERROR(ParseCount(t.loops, "--loops", 1, 100000, c.loops));
+  XFER_RETURN_IF_ERROR(ParseCount(t.warmup, "--warmup", 0, 100000, c.warmup));
+  XFER_RETURN_IF_ERROR(ParseCount(t.streams, "--streams", 1, 64, c.streams));
+  XFER_RETURN_IF_ERROR(ParsePlacement(t.memory, "--memory", c.memory));
+  XFER_RETURN_IF_ERROR(ParsePlacement(t.remote_memory, "--remote_memory", c.remote_memory));
+  c.verify = t.verify;
+  return Status::Ok();
+}
+
+// The rules that tie block sizes, --transfer_size and --batch together.
+Status CheckShape(const MatrixConfig& c) {
+  for (uint64_t block : c.block_sizes) {
+    const std::string label = matrix::BlockLabel(block);
+    if (block > c.transfer_size || c.transfer_size % block != 0) {
+      return InvalidArgument(fmt::format(
+          "--block_sizes: {} does not divide --transfer_size {} ({} bytes): every sample must "
+          "move exactly --transfer_size", label, matrix::BlockLabel(c.transfer_size),
+          c.transfer_size));
+    }
+    if (c.transfer_size / block > kMaxEntriesPerSample) {
+      return InvalidArgument(fmt::format(
+          "--block_sizes: {} makes {} entries per sample, at most {}; use larger blocks or a "
+          "smaller --transfer_size", label, c.transfer_size / block, kMaxEntriesPerSample));
+    }
+  }
+  const uint64_t fewest = c.transfer_size / c.block_sizes.back();
+  if (c.batch > fewest) {
+    return InvalidArgument(fmt::format(
+        "--batch {}: the {} block makes only {} {} per sample; use --batch {} or less, or a "
+        "larger --transfer_size", c.batch, matrix::BlockLabel(c.block_sizes.back()), fewest,
+        fewest == 1 ? "entry" : "entries", fewest));
+  }
+  return Status::Ok();
+}
+
+Status ApplySession(const MatrixText& t, MatrixConfig& c) {
+  XFER_RETURN_IF_ERROR(ParseCount(t.port, "-p/--port", 1, 65535, c.port));
+  XFER_RETURN_IF_ERROR(ParseSeconds(t.timeout, "--timeout", c.timeout));
+  XFER_RETURN_IF_ERROR(ParseSeconds(t.accept_timeout, "--accept_timeout", c.accept_timeout));
+  if (t.device) {
+    if (t.device->empty()) return InvalidArgument("-d/--ib-dev: empty device name");
+    c.verbs.device = *t.device;
+  }
+  XFER_RETURN_IF_ERROR(ParseCount(t.ib_port, "-i/--ib-port", 1, 255, c.verbs.port));
+  if (t.gid_index) {
+    int gid = 0;
+    XFER_RETURN_IF_ERROR(ParseCount(t.gid_index, "-x/--gid-index", 0, 255, gid));
+    c.verbs.gid_index = gid;
+  }
+  XFER_RETURN_IF_ERROR(ParseOutput(t.json, "--json", c.json_path));
+  XFER_RETURN_IF_ERROR(ParseOutput(t.csv, "--csv", c.csv_path));
+  XFER_RETURN_IF_ERROR(ParseOutput(t.markdown, "--markdown", c.markdown_path));
+  c.quiet = t.quiet;
+  if (t.loopback && !t.host.empty()) {
+    return InvalidArgument(
+        fmt::format("--loopback cannot be combined with a <host> argument ('{}')", t.host));
+  }
+  if (!t.host.empty() && t.host.front() == '-') {
+    return InvalidArgument(fmt::format("<host>: '{}' is not a host name", t.host));
+  }
+  c.role = t.loopback ? matrix::Role::kLoopback
+                      : (t.host.empty() ? matrix::Role::kTarget : matrix::Role::kInitiator);
+  c.host = t.host;
+  const bool writes_files = !c.json_path.empty() || !c.csv_path.empty() || !c.markdown_path.empty();
+  if (c.role == matrix::Role::kTarget && writes_files) {
+    return InvalidArgument("--json/--csv/--markdown: the initiator writes the results; give them "
+                           "to the side with the <host> argument");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string MatrixHelp() {
+  return fmt::format(
+      "Usage:\n"
+      "  xfer matrix [options]             be the target and wait for an initiator\n"
+      "  xfer matrix [options] <host>      be the initiator, measuring against <host>\n"
+      "  xfer matrix [options] --loopback  both on this host (target in a child process)\n"
+      "\n"
+      "HIXL-style bandwidth matrix on libxfer: a row per block size, a column per\n"
+      "direction x transport. A direction is initiator memory x target memory x\n"
+      "operation, 'r' marking the remote side: H2rH writes local host memory into\n"
+      "remote host memory, rH2H reads remote host memory into local host memory.\n"
+      "One sample moves --transfer_size bytes as transfer_size/block entries of\n"
+      "one batched Submit; a cell is the median of --loops samples after --warmup\n"
+      "uncounted ones, in GB/s = 10^9 bytes/s, with its min and max in the JSON.\n"
+      "Both sides must be given the same matrix flags.\n"
+      "\n"
+      "Options:\n"
+      "  --directions LIST     of {} (default: all)\n"
+      "  --transports LIST     of {} (default: every one the pair can use)\n"
+      "  --block_sizes SPEC    16K:2M doubles from 16 KiB to 2 MiB; or a list 4K,64K,1M\n"
+      "                        (K = 2^10, M = 2^20, G = 2^30; default 16K:2M)\n"
+      "  --transfer_size SIZE  bytes per sample (default 128M = 128 MiB)\n"
+      "  --batch N             requests in flight per sample (default 1)\n"
+      "  --loops N             counted samples per cell (default 5)\n"
+      "  --warmup N            uncounted samples before them (default 1)\n"
+      "  --memory KIND         the initiator's host memory: host or hugepage (default host)\n"
+      "  --remote_memory KIND  the target's host memory (default host)\n"
+      "  --streams N           engine streams per connection, 1..64 (default 1)\n"
+      "  --verify              after each cell's samples, move fresh data once more and\n"
+      "                        check every byte; a mismatch fails the run\n"
+      "  --timeout SECONDS     bound on every wait: a sample, a control message,\n"
+      "                        connecting (default 10)\n"
+      "  --accept_timeout S    how long the target waits for its initiator (default 600)\n"
+      "  -p, --port PORT       control port (default 18515)\n"
+      "  -d, --ib-dev DEV      RDMA device of the verbs transport (default: the first)\n"
+      "  -i, --ib-port PORT    its port (default 1)\n"
+      "  -x, --gid-index N     its GID index (default: chosen automatically)\n"
+      "  --json FILE           every sample of every cell, schema xfer.matrix v1\n"
+      "  --csv FILE            one row per cell\n"
+      "  --markdown FILE       the table in HIXL's Markdown layout\n"
+      "  --quiet               no progress line on stderr\n"
+      "  -h, --help            show this help screen\n"
+      "\n"
+      "A cell the host pair cannot run reads n/a, with the reason below its table\n"
+      "and in the JSON. The JSON and CSV are rewritten after every cell, so an\n"
+      "interrupted run keeps every finished cell.\n",
+      matrix::DirectionNameList(), fmt::join(BuiltinTransports(), ", "));
+}
+
+Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
+                                         std::span<const std::string> command_line) {
+  ParsedCommand command;
+  for (const std::string& word : args) {
+    if (word == "-h" || word == "--help") {
+      command.action = ParsedCommand::Action::kHelp;
+      command.help_text = MatrixHelp();
+      return command;
+    }
+  }
+  CLI::App app("xfer matrix", "xfer matrix");
+  app.set_help_flag();
+  MatrixText text;
+  DefineFlags(app, text);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return InvalidArgument(fmt::format("matrix: {} (see 'xfer matrix --help')", e.what()));
+  }
+  MatrixConfig& config = command.matrix;
+  XFER_RETURN_IF_ERROR(ApplyMatrix(text, config));
+  XFER_RETURN_IF_ERROR(CheckShape(config));
+  XFER_RETURN_IF_ERROR(ApplySession(text, config));
+  config.command_line.assign(command_line.begin(), command_line.end());
+  command.action = ParsedCommand::Action::kMatrix;
+  return command;
+}
+
+}  // namespace xfer::cli

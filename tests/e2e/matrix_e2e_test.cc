@@ -1,0 +1,288 @@
+// `xfer matrix` as a user runs it: real target and initiator processes over
+// loopback, --loopback's forked target, --verify, mismatched flags, a target
+// killed mid-matrix and an interrupted run, checked through the table and
+// the JSON.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/process.h"
+
+namespace xfer::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+// A fresh path: nothing a previous run left there can be mistaken for output.
+std::string TempPath(const std::string& name) {
+  std::string path = ::testing::TempDir() + "/matrix-" + name;
+  std::remove(path.c_str());
+  return path;
+}
+
+// The JSON document at `path`, or null when it is missing or unparsable.
+json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in.good()) return nullptr;
+  return json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t CountStatus(const json& document, const std::string& status) {
+  size_t n = 0;
+  for (const auto& cell : document["cells"]) if (cell["status"] == status) ++n;
+  return n;
+}
+
+// The value printed under `direction` in the row of `block`, in the table
+// that follows the heading naming `transport`.
+std::string TableCell(const std::string& out, const std::string& transport,
+                      const std::string& direction, const std::string& block) {
+  std::istringstream in(out);
+  std::vector<std::string> header;
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("--- " + transport + " ") != std::string::npos) {
+      in_table = true;
+      header.clear();
+      continue;
+    }
+    if (!in_table) continue;
+    std::istringstream words(line);
+    std::vector<std::string> row;
+    for (std::string w; words >> w;) row.push_back(w);
+    if (row.empty()) {
+      in_table = false;
+      continue;
+    }
+    if (row[0] == "Block") {
+      header = row;
+      continue;
+    }
+    if (row[0] != block) continue;
+    for (size_t i = 1; i < header.size() && i < row.size(); ++i) {
+      if (header[i] == direction) return row[i];
+    }
+  }
+  return "";
+}
+
+bool IsFigure(const std::string& cell) {
+  return !cell.empty() && cell.find_first_not_of("0123456789.") == std::string::npos &&
+         std::stod(cell) > 0;
+}
+
+// Small and quick: 1 MiB per sample, three block sizes, two samples.
+std::vector<std::string> SmallMatrix(const std::string& blocks = "16K,64K,1M") {
+  return {"matrix", "--transfer_size", "1M", "--block_sizes", blocks, "--loops", "2",
+          "--warmup", "1", "--timeout", "10", "--quiet"};
+}
+
+std::vector<std::string> With(std::vector<std::string> args,
+                              std::initializer_list<std::string> more) {
+  args.insert(args.end(), more);
+  return args;
+}
+
+TEST(MatrixE2e, LoopbackPrintsTheHostDirectionsForShmAndTcp) {
+  const std::string path = TempPath("loopback.json");
+  const std::string csv = TempPath("loopback.csv");
+  const std::string md = TempPath("loopback.md");
+  ProcessResult run = RunXfer(
+      With(SmallMatrix(), {"--loopback", "--json", path, "--csv", csv, "--markdown", md}), 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const std::string transport : {"shm", "tcp"}) {
+    for (const std::string block : {"16K", "64K", "1M"}) {
+      EXPECT_TRUE(IsFigure(TableCell(run.out, transport, "H2rH", block))) << run.out;
+      EXPECT_TRUE(IsFigure(TableCell(run.out, transport, "rH2H", block))) << run.out;
+      EXPECT_EQ(TableCell(run.out, transport, "D2rD", block), "n/a") << run.out;
+    }
+  }
+  EXPECT_NE(run.out.find("GB/s = 10^9 B/s"), std::string::npos);
+
+  const json document = ReadJson(path);
+  ASSERT_FALSE(document.is_null());
+  EXPECT_EQ(document["schema"]["name"], "xfer.matrix");
+  EXPECT_EQ(document["run"]["outcome"], "complete");
+  ASSERT_GE(document["transports"].size(), 2u);
+  EXPECT_EQ(document["cells"].size(), document["transports"].size() * 8 * 3);
+  for (const auto& cell : document["cells"]) {
+    if (cell["status"] == "ok") {
+      EXPECT_EQ(cell["sample_seconds"].size(), 2u);
+      EXPECT_EQ(cell["warmup_seconds"].size(), 1u);
+      EXPECT_EQ(cell["path"]["transport"], cell["transport"]);  // never a silent fallback
+      EXPECT_GE(cell["max_gbps"].get<double>(), cell["median_gbps"].get<double>());
+      EXPECT_LE(cell["min_gbps"].get<double>(), cell["median_gbps"].get<double>());
+      EXPECT_EQ(cell["entries_per_sample"], (1u << 20) / cell["block_size"].get<uint64_t>());
+    } else {
+      EXPECT_EQ(cell["status"], "unsupported") << cell.dump();
+      EXPECT_FALSE(cell["reason"].get<std::string>().empty());
+    }
+  }
+  // 2 host directions x 3 blocks per usable transport.
+  EXPECT_EQ(CountStatus(document, "ok"), 6 * 2);
+
+  const std::string csv_text = ReadFile(csv);
+  EXPECT_EQ(std::count(csv_text.begin(), csv_text.end(), '\n'),
+            static_cast<long>(1 + document["cells"].size()));
+  EXPECT_NE(ReadFile(md).find("H2rH<br>shm"), std::string::npos);
+}
+
+TEST(MatrixE2e, VerifyChecksEveryHostDirectionOnEveryTransport) {
+  const std::string path = TempPath("verify.json");
+  ProcessResult run = RunXfer(
+      With(SmallMatrix(), {"--loopback", "--verify", "--directions", "H2rH,rH2H", "--batch", "1",
+                           "--json", path}),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json document = ReadJson(path);
+  ASSERT_FALSE(document.is_null());
+  size_t verified = 0;
+  for (const auto& cell : document["cells"]) {
+    ASSERT_EQ(cell["status"], "ok") << cell.dump();
+    EXPECT_EQ(cell["verified"], true) << cell.dump();
+    ++verified;
+  }
+  EXPECT_EQ(verified, document["transports"].size() * 2 * 3);
+}
+
+TEST(MatrixE2e, BatchedRequestsAndStreamsOnTcp) {
+  const std::string path = TempPath("batch.json");
+  ProcessResult run = RunXfer(With(SmallMatrix(), {"--loopback", "--transports", "tcp", "--batch",
+                                                   "1", "--streams", "2", "--directions", "H2rH",
+                                                   "--verify", "--json", path}),
+                              120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ProcessResult batched = RunXfer(With(SmallMatrix("16K,64K"), {"--loopback", "--transports", "tcp",
+                                                       "--batch", "4", "--streams", "2",
+                                                       "--directions", "rH2H", "--verify",
+                                                       "--json", path}),
+                                  120s);
+  ASSERT_EQ(batched.exit_code, 0) << batched.err;
+  const json document = ReadJson(path);
+  for (const auto& cell : document["cells"]) {
+    EXPECT_EQ(cell["requests"], 4);
+    EXPECT_EQ(cell["path"]["streams"], 2);
+    EXPECT_EQ(cell["verified"], true);
+  }
+}
+
+TEST(MatrixE2e, TargetAndInitiatorAsTwoProcesses) {
+  const std::string port = std::to_string(FreePort());
+  const std::vector<std::string> args =
+      With(SmallMatrix(), {"--directions", "H2rH,rH2H", "--verify", "-p", port});
+  Process target(args);
+  const std::string path = TempPath("two.json");
+  ProcessResult initiator = RunXfer(With(args, {"--json", path, "127.0.0.1"}), 120s);
+  ProcessResult served = target.Wait(20s);
+  ASSERT_EQ(initiator.exit_code, 0) << initiator.err;
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_NE(served.out.find("waiting for an initiator on port " + port), std::string::npos);
+  const json document = ReadJson(path);
+  ASSERT_FALSE(document.is_null());
+  EXPECT_EQ(CountStatus(document, "ok"), document["cells"].size());
+  EXPECT_FALSE(document["hosts"]["target"]["hostname"].get<std::string>().empty());
+  EXPECT_EQ(document["hosts"]["target"]["hostname"], document["hosts"]["initiator"]["hostname"]);
+}
+
+TEST(MatrixE2e, MismatchedFlagsAreRefusedNamingTheFlag) {
+  const std::string port = std::to_string(FreePort());
+  Process target(With(SmallMatrix("64K"), {"-p", port}));
+  ProcessResult initiator = RunXfer(With(SmallMatrix(), {"-p", port, "127.0.0.1"}), 30s);
+  ProcessResult served = target.Wait(20s);
+  EXPECT_EQ(initiator.exit_code, 1);
+  EXPECT_NE(initiator.err.find("--block_sizes: target 64K, initiator 16K,64K,1M"),
+            std::string::npos)
+      << initiator.err;
+  EXPECT_EQ(served.exit_code, 1);
+  EXPECT_NE(served.err.find("--block_sizes"), std::string::npos) << served.err;
+}
+
+TEST(MatrixE2e, BadFlagsAreUsageErrors) {
+  ProcessResult run = RunXfer({"matrix", "--loopback", "--block_sizes", "16K:3M"}, 10s);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--block_sizes"), std::string::npos) << run.err;
+  ProcessResult unwritable =
+      RunXfer({"matrix", "--loopback", "--json", "/nonexistent/dir/out.json"}, 10s);
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_NE(unwritable.err.find("--json"), std::string::npos) << unwritable.err;
+}
+
+// Waits until the JSON at `path` holds at least one finished cell.
+bool WaitForFinishedCell(const std::string& path, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    const json document = ReadJson(path);
+    if (!document.is_null() && document.contains("cells") && CountStatus(document, "ok") > 0) {
+      return true;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// Enough cells that the run is still going when the test acts on it.
+std::vector<std::string> LongMatrix() {
+  return {"matrix", "--transports", "tcp", "--directions", "H2rH,rH2H", "--transfer_size", "16M",
+          "--block_sizes", "16K:1M", "--loops", "50", "--timeout", "3", "--quiet"};
+}
+
+TEST(MatrixE2e, KilledTargetIsReportedWithinTheTimeoutAndFinishedCellsStay) {
+  const std::string port = std::to_string(FreePort());
+  Process target(With(LongMatrix(), {"-p", port}));
+  const std::string path = TempPath("killed.json");
+  const std::string csv = TempPath("killed.csv");
+  Process initiator(With(LongMatrix(), {"-p", port, "--json", path, "--csv", csv, "127.0.0.1"}));
+  ASSERT_TRUE(WaitForFinishedCell(path, 60s));
+  const auto killed_at = std::chrono::steady_clock::now();
+  target.Kill();
+  ProcessResult result = initiator.Wait(30s);
+  const auto took = std::chrono::steady_clock::now() - killed_at;
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_LT(took, 3s + 2s);  // --timeout 3, plus process start-up slack
+  EXPECT_NE(result.err.find("tcp "), std::string::npos) << result.err;  // names the cell
+  const json document = ReadJson(path);
+  ASSERT_FALSE(document.is_null());
+  EXPECT_EQ(document["run"]["outcome"], "failed");
+  EXPECT_GE(CountStatus(document, "ok"), 1u);
+  EXPECT_EQ(CountStatus(document, "failed"), 1u);
+  const std::string csv_text = ReadFile(csv);
+  EXPECT_NE(csv_text.find(",ok,"), std::string::npos);
+  EXPECT_NE(csv_text.find(",failed,"), std::string::npos);
+}
+
+TEST(MatrixE2e, InterruptedRunExitsWithTheSignalAndKeepsFinishedCells) {
+  const std::string path = TempPath("interrupted.json");
+  Process run(With(LongMatrix(), {"--loopback", "--json", path}));
+  ASSERT_TRUE(WaitForFinishedCell(path, 60s));
+  kill(run.pid(), SIGINT);
+  ProcessResult result = run.Wait(30s);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 128 + SIGINT) << result.err;
+  EXPECT_NE(result.err.find("interrupted by SIGINT in cell tcp "), std::string::npos) << result.err;
+  const json document = ReadJson(path);
+  ASSERT_FALSE(document.is_null());
+  EXPECT_EQ(document["run"]["outcome"], "interrupted");
+  EXPECT_GE(CountStatus(document, "ok"), 1u);
+  EXPECT_GE(CountStatus(document, "not run"), 1u);
+}
+
+}  // namespace
+}  // namespace xfer::testing
