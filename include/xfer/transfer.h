@@ -69,9 +69,13 @@ class TransferRequest {
 
  private:
   friend class internal::RequestAccess;
-  enum State : uint8_t { kIdle = 0, kInFlight = 1, kDone = 2 };
+  enum State : uint32_t { kIdle = 0, kInFlight = 1, kDone = 2 };
 
-  std::atomic<uint8_t> state_{kIdle};
+  // 32 bits: Wait() sleeps on it as a futex word.
+  std::atomic<uint32_t> state_{kIdle};
+  // Threads asleep in Wait(); the completer wakes them only when non-zero,
+  // so a request nobody sleeps on completes without a system call.
+  mutable std::atomic<uint32_t> sleepers_{0};
   std::atomic<uint32_t> pending_parts_{0};
   std::atomic<size_t> bytes_{0};
   // Set (release) after error_ is written; lets the success path skip the

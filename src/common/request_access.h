@@ -29,6 +29,10 @@ class RequestAccess {
   // Finishes a request started with one part: no read-modify-write on the
   // success path, since nobody else can be finishing it.
   static void Complete(TransferRequest& request, const Status& status, size_t bytes);
+
+ private:
+  // The final store, and the wake-up of threads asleep in Wait().
+  static void MarkDone(TransferRequest& request);
 };
 
 }  // namespace xfer::internal

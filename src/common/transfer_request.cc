@@ -1,15 +1,38 @@
 // TransferRequest's completion protocol, shared by every transport through
 // internal::RequestAccess.
 #include <immintrin.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <climits>
 
 #include "common/request_access.h"
 #include "xfer/transfer.h"
 
 namespace xfer {
+namespace {
+
+// Sleeps while *word == expected, at most `timeout`; returns early on a
+// wake-up, a signal, or when the word already differs.
+void FutexWait(const std::atomic<uint32_t>& word, uint32_t expected,
+               std::chrono::nanoseconds timeout) {
+  const auto ns = std::max<int64_t>(timeout.count(), 0);
+  timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  syscall(SYS_futex, reinterpret_cast<const uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &ts,
+          nullptr, 0);
+}
+
+void FutexWakeAll(std::atomic<uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+          nullptr, 0);
+}
+
+}  // namespace
 
 TransferRequest::~TransferRequest() {
   assert(state_.load(std::memory_order_acquire) != kInFlight &&
@@ -24,21 +47,33 @@ Status TransferRequest::Test() const {
 }
 
 Status TransferRequest::Wait(std::chrono::nanoseconds timeout) const {
-  // Spin first: completions on shared memory and loopback land within
-  // microseconds, and a latency benchmark must not pay a scheduler wake-up.
-  // Then yield, so that a waiting thread does not starve the progress
-  // thread that will complete it on a 2-core machine.
+  // Three phases. Spin first: completions on shared memory and loopback
+  // land within microseconds, and a latency benchmark must not pay a
+  // scheduler wake-up. Then yield for up to a millisecond, which still
+  // answers a ping-pong promptly. Then sleep on the state word: a waiter
+  // that keeps a core busy starves the progress thread that will complete
+  // it on a 2-core machine (a tcp READ batch ran at half speed that way).
   constexpr int kSpins = 2000;
+  constexpr auto kYieldFor = std::chrono::milliseconds(1);
   for (int i = 0; i < kSpins; ++i) {
     if (done()) return Test();
     _mm_pause();
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout;
   while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return Timeout("transfer did not complete within the timeout");
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return Timeout("transfer did not complete within the timeout");
+    if (now - start < kYieldFor) {
+      sched_yield();
+      continue;
     }
-    sched_yield();
+    // Counted before the state is read again: a completer that stores
+    // kDone after this increment sees it and wakes us; one that stored
+    // before makes the futex return at once.
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    if (!done()) FutexWait(state_, kInFlight, deadline - now);
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
   }
   return Test();
 }
@@ -64,9 +99,7 @@ void RequestAccess::FinishPart(TransferRequest& request, const Status& status, s
     request.failed_.store(true, std::memory_order_release);
   }
   request.bytes_.fetch_add(bytes, std::memory_order_relaxed);
-  if (request.pending_parts_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    request.state_.store(TransferRequest::kDone, std::memory_order_release);
-  }
+  if (request.pending_parts_.fetch_sub(1, std::memory_order_acq_rel) == 1) MarkDone(request);
 }
 
 void RequestAccess::Complete(TransferRequest& request, const Status& status, size_t bytes) {
@@ -78,7 +111,14 @@ void RequestAccess::Complete(TransferRequest& request, const Status& status, siz
   }
   request.bytes_.store(bytes, std::memory_order_relaxed);
   request.pending_parts_.store(0, std::memory_order_relaxed);
-  request.state_.store(TransferRequest::kDone, std::memory_order_release);
+  MarkDone(request);
+}
+
+void RequestAccess::MarkDone(TransferRequest& request) {
+  // seq_cst, paired with Wait()'s increment of sleepers_: either the waiter
+  // sees kDone before it sleeps or this side sees the sleeper.
+  request.state_.store(TransferRequest::kDone, std::memory_order_seq_cst);
+  if (request.sleepers_.load(std::memory_order_seq_cst) != 0) FutexWakeAll(request.state_);
 }
 
 }  // namespace internal
