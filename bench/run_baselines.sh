@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 scripts/build.sh release >/dev/null
+# shellcheck source=bench/baseline_lib.sh
+. bench/baseline_lib.sh
 
 xfer=build/release/src/cli/xfer
 iters=${ITERS:-20000}
@@ -20,25 +22,11 @@ xfer_mibps() {
   "$xfer" "$@" --loopback -n "$iters" | awk '$1 ~ /^[0-9]+$/ && NF >= 5 { print $4 }'
 }
 
-# memcpy bytes/s -> MiB/s, from Google Benchmark's CSV (column 6).
 memcpy_mibps() {
-  build/release/bench/memcpy_baseline --benchmark_filter="BM_Memcpy/$1\$" \
-    --benchmark_min_time=0.3 --benchmark_format=csv 2>/dev/null |
-    awk -F, '/BM_Memcpy/ { printf "%.2f\n", $6 / 1048576 }'
+  memcpy_bytes_per_s build/release "BM_Memcpy/$1\$" | awk '{ printf "%.2f\n", $1 / 1048576 }'
 }
 
-# iperf3 single stream, 1 MiB writes, receiver throughput -> MiB/s.
-iperf_mibps() {
-  local port=$((20000 + RANDOM % 20000))
-  iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
-  local server=$!
-  sleep 0.3
-  iperf3 -c 127.0.0.1 -p "$port" -t 2 -l 1M -f m 2>/dev/null |
-    awk '/receiver/ { for (i = 1; i <= NF; i++) if ($(i+1) == "Mbits/sec") printf "%.2f\n", $i * 1e6 / 8 / 1048576 }'
-  wait "$server" 2>/dev/null || true
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+iperf_mibps() { iperf3_bytes_per_s | awk '{ printf "%.2f\n", $1 / 1048576 }'; }
 
 compare() {  # label ours baseline
   awk -v l="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%-30s %8.0f MiB/s  vs %8.0f MiB/s  ratio %.2f\n", l, a, b, a / b }'

@@ -97,12 +97,16 @@ class Initiator {
 Status Initiator::Run() {
   run_.start_time = UtcNow();
   Status status = Setup();
-  if (!status.ok()) return Finish(status);
+  if (!status.ok()) {
+    if (control_) control_->SendAbort(status.message());
+    return Finish(status);
+  }
   bench::Heartbeat alive([this] { return control_->SendHeartbeat(); }, true);
   status = ConnectColumns();
-  if (!status.ok()) return Finish(status);
-  PlanGrid();
-  for (size_t c = 0; c < columns_.size() && status.ok(); ++c) status = MeasureColumn(c);
+  if (status.ok()) {
+    PlanGrid();
+    for (size_t c = 0; c < columns_.size() && status.ok(); ++c) status = MeasureColumn(c);
+  }
   for (const Column& column : columns_) {
     if (column.peer) (void)engine_->Disconnect(*column.peer);
   }

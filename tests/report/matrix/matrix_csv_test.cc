@@ -8,11 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "report/matrix/matrix_fixture.h"
+
 namespace xfer::report {
-namespace testing {  // matrix_fixture.cc
-matrix::MatrixRun SampleRun();
-void ExpectGolden(const std::string& name, const std::string& actual);
-}  // namespace testing
 namespace {
 
 using matrix::CellStatus;

@@ -1,6 +1,5 @@
 // The hand-built run every matrix report test renders, and the golden-file
-// check. The test files declare what they use from here in a
-// `namespace xfer::report::testing` block (this folder holds sources only).
+// check (matrix_fixture.h).
 //
 // The run: transports shm and tcp (verbs skipped), all eight directions,
 // blocks 16K, 64K and 2M of a 128 MiB sample, 5 samples after 1 warm-up,
@@ -8,6 +7,8 @@
 // reason; H2rH and rH2H are measured, except tcp rH2H 64K, which failed
 // (and stopped the run), and tcp rH2H 2M, never reached. shm rH2H 2M did
 // not verify.
+#include "report/matrix/matrix_fixture.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -140,6 +141,17 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
   expected << in.rdbuf();
   EXPECT_EQ(actual, expected.str())
       << "differs from " << path << " (XFER_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    start = end == std::string::npos ? text.size() : end + 1;
+  }
+  return lines;
 }
 
 }  // namespace xfer::report::testing

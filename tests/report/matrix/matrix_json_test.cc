@@ -6,10 +6,9 @@
 
 #include <string>
 
+#include "report/matrix/matrix_fixture.h"
+
 namespace xfer::report {
-namespace testing {  // matrix_fixture.cc
-matrix::MatrixRun SampleRun();
-}  // namespace testing
 namespace {
 
 using matrix::CellStatus;

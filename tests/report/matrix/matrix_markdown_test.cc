@@ -7,26 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "report/matrix/matrix_fixture.h"
+
 namespace xfer::report {
-namespace testing {  // matrix_fixture.cc
-matrix::MatrixRun SampleRun();
-void ExpectGolden(const std::string& name, const std::string& actual);
-}  // namespace testing
 namespace {
 
 using matrix::CellStatus;
+using testing::Lines;
 using testing::SampleRun;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    lines.push_back(text.substr(start, end - start));
-    start = end == std::string::npos ? text.size() : end + 1;
-  }
-  return lines;
-}
 
 std::vector<std::string> TableLines(const std::string& text) {
   std::vector<std::string> rows;

@@ -9,27 +9,15 @@
 
 #include "bench/matrix/block_size.h"
 
+#include "report/matrix/matrix_fixture.h"
+
 namespace xfer::report {
-namespace testing {  // matrix_fixture.cc
-matrix::MatrixRun SampleRun();
-void ExpectGolden(const std::string& name, const std::string& actual);
-}  // namespace testing
 namespace {
 
 using matrix::CellResult;
 using matrix::CellStatus;
+using testing::Lines;
 using testing::SampleRun;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    lines.push_back(text.substr(start, end - start));
-    start = end == std::string::npos ? text.size() : end + 1;
-  }
-  return lines;
-}
 
 bool HasLine(const std::string& text, const std::string& line) {
   for (const std::string& l : Lines(text)) {

@@ -1,0 +1,24 @@
+# Shared by the baseline scripts in bench/: the measurements both take the
+# same way. Source it; every function prints one number on stdout.
+
+# The median of the numbers on stdin, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# iperf3, one stream over loopback for 2 s with 1 MiB writes (its largest):
+# the receiver's throughput in bytes/s.
+iperf3_bytes_per_s() {
+  local port=$((20000 + RANDOM % 20000))
+  iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+  local server=$!
+  for _ in $(seq 50); do ss -ltn | grep -q ":$port " && break; sleep 0.05; done
+  iperf3 -c 127.0.0.1 -p "$port" -t 2 -l 1M -f m 2>/dev/null |
+    awk '/receiver/ { for (i = 1; i <= NF; i++) if ($(i+1) == "Mbits/sec") printf "%.0f\n", $i * 1e6 / 8 }'
+  wait "$server" 2>/dev/null || true
+}
+
+# Google Benchmark's bytes_per_second for the one benchmark FILTER selects,
+# from bench/memcpy_baseline in build DIR.
+memcpy_bytes_per_s() {  # BUILD_DIR FILTER
+  "$1/bench/memcpy_baseline" --benchmark_filter="$2" --benchmark_min_time=0.3 \
+    --benchmark_format=csv 2>/dev/null | awk -F, 'NR > 1 && $6 != "" { printf "%.0f\n", $6 }'
+}
