@@ -194,7 +194,7 @@ constexpr FlagSpec kCoreFlags[] = {
     {'r', "rx-depth", "<dep>", S::kAll, G::kPerftest,
      "Rx queue size (send tests), 1..16384", DefaultRxDepth, ApplyRxDepth},
     {'s', "size", "<size>", S::kAll, G::kPerftest,
-     "Size of message to exchange (K/M suffix: x1024/x1048576)", DefaultSize,
+     "Size of message to exchange (K/M/G suffix: x2^10/x2^20/x2^30)", DefaultSize,
      ApplySize},
     {'t', "tx-depth", "<dep>", S::kAll, G::kPerftest,
      "Size of tx queue, 1..15000 (capped to iters)", DefaultTxDepth,

@@ -86,6 +86,7 @@ Result<int64_t> ParseByteCount(std::string_view text, int64_t min,
     const char suffix = digits.back();
     if (suffix == 'K' || suffix == 'k') factor = int64_t{1} << 10;
     if (suffix == 'M' || suffix == 'm') factor = int64_t{1} << 20;
+    if (suffix == 'G' || suffix == 'g') factor = int64_t{1} << 30;
     if (factor != 1) digits.remove_suffix(1);
   }
   Result<int64_t> value = ParseInteger(digits);

@@ -1,6 +1,6 @@
 // Parsing of command-line values the way perftest reads them: integers go
 // through strtol(text, NULL, 0), so hex (0x10) and octal (010) are accepted,
-// and -s takes a K or M suffix. Unlike perftest, the whole text must parse:
+// and -s takes a K or M suffix (and G, which perftest lacks). Unlike perftest, the whole text must parse:
 // "12abc" is an error, not 12.
 //
 // Every function is pure and thread-safe. Errors are kInvalidArgument with a
@@ -26,8 +26,9 @@ Result<int64_t> ParseInteger(std::string_view text);
 Result<int64_t> ParseIntegerInRange(std::string_view text, int64_t min,
                                     int64_t max);
 
-// A byte count for -s: an integer with an optional K (x1024) or M
-// (x1048576) suffix, either case, then min <= value <= max.
+// A byte count for -s: an integer with an optional K (x2^10), M (x2^20) or
+// G (x2^30) suffix, either case, then min <= value <= max; the range error
+// names both bounds ("4G is out of range 1..2147483647").
 // Errors: as ParseIntegerInRange; the message quotes the text as given.
 Result<int64_t> ParseByteCount(std::string_view text, int64_t min, int64_t max);
 

@@ -72,8 +72,10 @@ TEST(ParseIntegerInRangeTest, EnforcesBothBounds) {
   EXPECT_FALSE(ParseIntegerInRange("-1", 0, 10).ok());
 }
 
-TEST(ParseByteCountTest, AcceptsKAndMSuffixes) {
+TEST(ParseByteCountTest, AcceptsKMAndGSuffixes) {
   constexpr int64_t kMax = 2147483647;
+  EXPECT_EQ(*ParseByteCount("1G", 1, kMax), 1073741824);
+  EXPECT_EQ(*ParseByteCount("1g", 1, kMax), 1073741824);
   EXPECT_EQ(*ParseByteCount("64K", 1, kMax), 65536);
   EXPECT_EQ(*ParseByteCount("64k", 1, kMax), 65536);
   EXPECT_EQ(*ParseByteCount("2M", 1, kMax), 2097152);
@@ -89,7 +91,8 @@ TEST(ParseByteCountTest, RejectsBadSizes) {
     const char* message_part;
   };
   for (const Case& c :
-       {Case{"K", "'K' is not a number"}, Case{"1G", "'1G' is not a number"},
+       {Case{"K", "'K' is not a number"}, Case{"1T", "'1T' is not a number"},
+        Case{"4G", "4G is out of range 1..2147483647"},
         Case{"xK", "'xK' is not a number"}, Case{"0", "0 is out of range"},
         Case{"-1K", "-1K is out of range"},
         Case{"2048M", "2048M is out of range"},
