@@ -29,15 +29,32 @@
 namespace {
 
 // `xfer devices`: the listing on stdout; exit 1 when there is no device
-// (with the reason on stderr), -d names none, or the listing fails.
+// (with the reason on stderr, and in --json as an empty list with a
+// "reason"), -d names none, or the listing fails; exit 2 when --json cannot
+// be written.
 int RunDevices(const xfer::cli::DevicesRequest& request) {
+  if (!request.json_path.empty()) {
+    if (xfer::Status json = xfer::report::CheckJsonWritable(request.json_path); !json.ok()) {
+      std::fprintf(stderr, "xfer: --json: %s\n", json.message().c_str());
+      return 2;
+    }
+  }
   auto devices = xfer::verbs::ListDevices();
   if (!devices.ok()) {
     std::fprintf(stderr, "xfer: devices: %s\n", devices.status().ToString().c_str());
     return 1;
   }
   if (devices->empty()) {
-    std::fprintf(stderr, "xfer: devices: %s\n", xfer::verbs::ExplainNoDevices().c_str());
+    const std::string why = xfer::verbs::ExplainNoDevices();
+    std::fprintf(stderr, "xfer: devices: %s\n", why.c_str());
+    // The file still says what was found, and why: nothing.
+    if (!request.json_path.empty()) {
+      nlohmann::json document = xfer::report::DeviceReportJson({});
+      document["reason"] = why;
+      if (xfer::Status json = xfer::report::WriteJsonFile(request.json_path, document); !json.ok()) {
+        std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
+      }
+    }
     return 1;
   }
   std::vector<xfer::verbs::DeviceInfo> shown;
@@ -139,6 +156,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   const xfer::bench::BenchParams& params = command->params;
+  // Before anything runs: a long -a or -D run must not be lost to a typo.
+  if (!params.json_path.empty()) {
+    if (xfer::Status json = xfer::report::CheckJsonWritable(params.json_path); !json.ok()) {
+      std::fprintf(stderr, "xfer: --json: %s\n", json.message().c_str());
+      return 2;
+    }
+  }
   for (const auto& note : params.notes) std::fprintf(stderr, "xfer: note: %s\n", note.c_str());
 
   xfer::report::ConsoleReporter reporter(params, stdout);

@@ -200,6 +200,21 @@ json LatDurationJsonReport(const TestInfo& info,
   return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
 }
 
+Status CheckJsonWritable(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return IoError(fmt::format("{}: is a directory", path));
+  }
+  std::string tmp_name = path + ".tmp.XXXXXX";
+  std::vector<char> tmp(tmp_name.begin(), tmp_name.end());
+  tmp.push_back('\0');
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return SysError(path, "cannot create a file there");
+  ::close(fd);
+  ::unlink(tmp.data());
+  return Status::Ok();
+}
+
 Status WriteJsonFile(const std::string& path, const json& document) {
   const std::string text =
       document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -63,6 +63,12 @@ nlohmann::json LatJsonReport(const TestInfo& info,
 nlohmann::json LatDurationJsonReport(
     const TestInfo& info, std::span<const bench::LatDurationResult> results);
 
+// Whether WriteJsonFile(path, ...) could write: creates and removes a
+// temporary file beside `path`, so that a run can refuse an unwritable
+// --json before it measures anything. Leaves `path` itself alone. Errors:
+// kIoError naming the path and the reason.
+Status CheckJsonWritable(const std::string& path);
+
 // Writes document (2-space indented, newline-terminated) to path atomically:
 // into a temporary file beside it, fsync'd, then renamed over path, so a
 // reader sees the old file or the complete new one. Invalid UTF-8 in strings

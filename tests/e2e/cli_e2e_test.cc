@@ -287,5 +287,20 @@ TEST(CliFailureTest, GarbageOnTheOutOfBandPortIsRejected) {
   EXPECT_NE(served.err.find("protocol error"), std::string::npos) << served.err;
 }
 
+// Issue 9, defect 7: an unwritable --json is refused before the run, so a
+// long -a or -D run is never lost to it.
+TEST(CliE2e, UnwritableJsonIsRefusedBeforeTheRun) {
+  ProcessResult run = RunXfer(
+      {"write_bw", "--loopback", "-n", "100", "--json", "/nonexistent/dir/x.json"}, 30s);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_TRUE(Rows(run.out).empty()) << run.out;
+  EXPECT_EQ(run.err, "xfer: --json: /nonexistent/dir/x.json: cannot create a file there: No such "
+                     "file or directory\n");
+  const std::string dir = ::testing::TempDir();
+  ProcessResult directory = RunXfer({"write_bw", "--loopback", "-n", "100", "--json", dir}, 30s);
+  EXPECT_EQ(directory.exit_code, 2) << directory.err;
+  EXPECT_NE(directory.err.find("is a directory"), std::string::npos) << directory.err;
+}
+
 }  // namespace
 }  // namespace xfer::testing

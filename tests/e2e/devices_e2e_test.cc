@@ -3,9 +3,13 @@
 // no-device checks skip themselves.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "e2e/process.h"
 
@@ -43,6 +47,28 @@ TEST(DevicesE2e, NoDeviceWithDashDStillExplains) {
   const ProcessResult result = RunXfer({"devices", "-d", "mlx9"}, 30s);
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_NE(result.err.find("softroce-vm"), std::string::npos) << result.err;
+}
+
+// Issue 9, defect 12: the JSON file still records the (empty) finding.
+TEST(DevicesE2e, NoDeviceWithJsonWritesAnEmptyListAndTheReason) {
+  if (HostHasRdmaDevices()) GTEST_SKIP() << "this machine has RDMA devices";
+  const std::string path = ::testing::TempDir() + "/devices-none.json";
+  std::remove(path.c_str());
+  const ProcessResult result = RunXfer({"devices", "--json", path}, 30s);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "no file at " << path;
+  const auto document = nlohmann::json::parse(in);
+  EXPECT_TRUE(document["devices"].is_array());
+  EXPECT_TRUE(document["devices"].empty());
+  EXPECT_NE(document["reason"].get<std::string>().find("no RDMA device"), std::string::npos);
+}
+
+TEST(DevicesE2e, UnwritableJsonIsRefusedBeforeListing) {
+  const ProcessResult result = RunXfer({"devices", "--json", "/nonexistent/dir/d.json"}, 30s);
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_TRUE(result.err.starts_with("xfer: --json: /nonexistent/dir/d.json")) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
 }
 
 // The other side: where devices exist (the Soft-RoCE VM), they are listed.
