@@ -193,7 +193,8 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
                                        const ParserConfig& config) {
   if (argv == nullptr || argc < 2 || argv[1] == nullptr) {
     return InvalidArgument(
-        fmt::format("missing <test>: expected one of {}", TestNameList()));
+        fmt::format("missing <test>: expected one of {}, or devices or matrix",
+                    TestNameList()));
   }
   const std::string_view first = argv[1];
   if (first == "-h" || first == "--help") {

@@ -141,8 +141,10 @@ int main(int argc, char** argv) {
   config.transports = {"shm", "tcp", "verbs"};
   auto command = xfer::cli::ParseCommandLine(argc, argv, config);
   if (!command.ok()) {
-    std::fprintf(stderr, "xfer: %s\n", command.status().message().c_str());
-    std::fprintf(stderr, "Try 'xfer --help'.\n");
+    const std::string message = command.status().message();
+    std::fprintf(stderr, "xfer: %s\n", message.c_str());
+    // One pointer to help: the message may already name the right screen.
+    if (message.find("--help'") == std::string::npos) std::fprintf(stderr, "Try 'xfer --help'.\n");
     return command.status().code() == xfer::StatusCode::kInvalidArgument ? 2 : 1;
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kDevices) {

@@ -222,6 +222,7 @@ INSTANTIATE_TEST_SUITE_P(
     Commands, UsageErrorTest,
     testing::Values(
         ErrorCase{"", "missing <test>"},
+        ErrorCase{"", "or devices or matrix"},
         ErrorCase{"-s 5 write_bw", "expected a test name"},
         ErrorCase{"foo_bw", "unknown test 'foo_bw'"},
         ErrorCase{"write_bw --bogus", "unknown option '--bogus'"},

@@ -302,5 +302,17 @@ TEST(CliE2e, UnwritableJsonIsRefusedBeforeTheRun) {
   EXPECT_NE(directory.err.find("is a directory"), std::string::npos) << directory.err;
 }
 
+// Issue 9, defect 13: one pointer to help, and a bare `xfer` names every
+// subcommand.
+TEST(CliE2e, UsageErrorsPointToHelpOnce) {
+  ProcessResult unknown = RunXfer({"write_bw", "--bogus"}, 10s);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "xfer: unknown option '--bogus' (see 'xfer write_bw --help')\n");
+  ProcessResult bare = RunXfer({}, 10s);
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.err.find("or devices or matrix"), std::string::npos) << bare.err;
+  EXPECT_NE(bare.err.find("Try 'xfer --help'."), std::string::npos) << bare.err;
+}
+
 }  // namespace
 }  // namespace xfer::testing
