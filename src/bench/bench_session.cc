@@ -1,6 +1,7 @@
 #include "bench/bench_session.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -43,6 +44,52 @@ Status CheckPeerBuffer(const BenchParams& params, uint64_t length) {
 
 uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+// Accepts connections until one is an xfer client that sends its setup,
+// within params.accept_timeout. Anything else that connects (a port
+// scanner, a stray HTTP request, a peer that says nothing within
+// params.timeout) is turned away with a line on stderr, and the wait goes
+// on.
+Result<RunSetup> AcceptClient(const BenchParams& params, Listener& listener, Session& session) {
+  const Deadline deadline = Deadline::After(params.accept_timeout);
+  for (;;) {
+    auto socket = listener.Accept(deadline);
+    if (!socket.ok()) return socket.status().WithContext("waiting for a client");
+    const std::string from = socket->PeerHost();
+    auto channel = std::make_unique<OobChannel>(std::move(socket.value()), params.timeout);
+    auto setup = channel->RecvSetup();
+    if (setup.ok()) {
+      session.oob = std::move(channel);
+      return setup;
+    }
+    const StatusCode code = setup.status().code();
+    if (code != StatusCode::kProtocolError && code != StatusCode::kTimeout &&
+        code != StatusCode::kConnectionLost) {
+      return setup.status();
+    }
+    std::fprintf(stderr, "xfer: not an xfer client (from %s): %s; still waiting\n",
+                 from.empty() ? "?" : from.c_str(), setup.status().message().c_str());
+  }
+}
+
+// The client's engine connection, or the client's word that it failed
+// (its Abort on the out-of-band channel), whichever comes first.
+Result<PeerId> WaitForClientEngine(const BenchParams& params, Session& session) {
+  constexpr auto kSlice = std::chrono::milliseconds(50);
+  const Deadline deadline = Deadline::After(params.timeout);
+  for (;;) {
+    auto peer = session.engine->WaitForPeer(kSlice);
+    if (peer.ok()) return peer;
+    if (peer.status().code() != StatusCode::kTimeout) {
+      return peer.status().WithContext("waiting for the client's engine");
+    }
+    if (Status client = session.oob->CheckPeer(); !client.ok()) return client;
+    if (deadline.expired()) {
+      return Timeout(fmt::format("waiting for the client's engine: it did not connect within {} ms",
+                                 params.timeout.count()));
+    }
+  }
+}
+
 }  // namespace
 
 BufferLayout LayoutFor(const BenchParams& params) {
@@ -61,13 +108,9 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
   session.engine = std::move(engine.value());
   XFER_RETURN_IF_ERROR(AllocateBuffer(params, session));
 
-  auto socket = oob_listener.Accept(Deadline::After(params.accept_timeout));
-  if (!socket.ok()) return socket.status().WithContext("waiting for a client");
-  oob_listener.Close();  // like perftest: one server process serves one client
-  session.oob = std::make_unique<OobChannel>(std::move(socket.value()), params.timeout);
-
-  auto client = session.oob->RecvSetup();
+  auto client = AcceptClient(params, oob_listener, session);
   if (!client.ok()) return client.status();
+  oob_listener.Close();  // like perftest: one server process serves one client
   const RunSetup ours = MakeRunSetup(params, AddressOf(session.buffer.address), session.buffer.length);
   SetupReply reply;
   reply.refusal = CompareSetups(ours, *client);
@@ -82,8 +125,8 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
   session.remote_buffer = client->buffer_address;
   session.remote_length = client->buffer_length;
 
-  auto peer = session.engine->WaitForPeer(params.timeout);
-  if (!peer.ok()) return peer.status().WithContext("waiting for the client's engine");
+  auto peer = WaitForClientEngine(params, session);
+  if (!peer.ok()) return peer.status();
   session.peer = *peer;
   auto info = session.engine->GetPeerInfo(session.peer);
   if (!info.ok()) return info.status();
@@ -117,7 +160,12 @@ Result<Session> OpenClientSession(const BenchParams& params) {
   options.transport = params.transport;
   options.streams = params.qps;
   auto peer = session.engine->Connect(FormatHostPort({params.server_host, reply->engine_port}), options);
-  if (!peer.ok()) return peer.status().WithContext("connecting the engine");
+  if (!peer.ok()) {
+    // The server waits for this engine: tell it why it will not come.
+    Status failed = peer.status().WithContext("the client could not connect its engine");
+    session.oob->SendAbort(failed.ToString());
+    return peer.status().WithContext("connecting the engine");
+  }
   session.peer = *peer;
   auto info = session.engine->GetPeerInfo(session.peer);
   if (!info.ok()) return info.status();

@@ -303,6 +303,13 @@ void OobChannel::SendAbort(const std::string& reason) {
   (void)socket_.SendMessage(w.bytes(), Deadline::After(std::chrono::milliseconds(500)));
 }
 
+Status OobChannel::CheckPeer() {
+  if (!Readable()) return Status::Ok();
+  auto body = Recv(kAbort);  // an Abort comes back as its reason
+  return body.ok() ? ProtocolError("out-of-band: unexpected message from the peer")
+                   : body.status();
+}
+
 bool OobChannel::Readable() {
   pollfd pfd{socket_.fd(), POLLIN, 0};
   return ::poll(&pfd, 1, 0) > 0;

@@ -93,6 +93,12 @@ class OobChannel {
   // that ends a duration-mode ping-pong on the server.
   bool Readable();
 
+  // Non-blocking: OK while nothing is waiting. For a side that waits on
+  // something else (the engine) while its peer may give up: the peer's
+  // Abort reason or EOF (kConnectionLost), kProtocolError for any other
+  // message.
+  Status CheckPeer();
+
   std::string PeerHost() const { return socket_.PeerHost(); }
 
  private:

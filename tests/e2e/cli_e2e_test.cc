@@ -314,5 +314,44 @@ TEST(CliE2e, UsageErrorsPointToHelpOnce) {
   EXPECT_NE(bare.err.find("Try 'xfer --help'."), std::string::npos) << bare.err;
 }
 
+// Issue 9, defect 4: a stray connection is turned away, and the server goes
+// on waiting for its real client.
+TEST(CliE2e, StrayConnectionDoesNotEndAWaitingServer) {
+  const int port = FreePort();
+  const std::vector<std::string> args = {"write_bw", "--transport", "tcp", "-n", "100",
+                                         "-p", std::to_string(port), "--timeout", "5"};
+  Process server(args);
+  ASSERT_TRUE(SendStray(port, "GET / HTTP/1.0\r\n\r\n"));
+  std::vector<std::string> client_args = args;
+  client_args.push_back("127.0.0.1");
+  ProcessResult client = RunXfer(client_args, 30s);
+  ProcessResult served = server.Wait(20s);
+  EXPECT_EQ(client.exit_code, 0) << client.err;
+  EXPECT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_NE(served.err.find("not an xfer client (from 127.0.0.1)"), std::string::npos)
+      << served.err;
+  EXPECT_EQ(Rows(served.out).size(), 1u) << served.out;
+}
+
+// Issue 9, defect 3: when the client cannot connect its engine, the server
+// hears why at once instead of waiting out --timeout.
+TEST(CliE2e, TransportMismatchFailsTheServerAtOnce) {
+  const int port = FreePort();
+  Process server({"write_bw", "--transport", "tcp", "-n", "100", "-p", std::to_string(port),
+                  "--timeout", "10"});
+  const auto started = std::chrono::steady_clock::now();
+  ProcessResult client = RunXfer({"write_bw", "--transport", "shm", "-n", "100", "-p",
+                                  std::to_string(port), "--timeout", "10", "127.0.0.1"},
+                                 30s);
+  ProcessResult served = server.Wait(20s);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  EXPECT_EQ(client.exit_code, 1);
+  EXPECT_EQ(served.exit_code, 1);
+  EXPECT_NE(served.err.find("the client could not connect its engine"), std::string::npos)
+      << served.err;
+  EXPECT_NE(served.err.find("'shm' is not enabled on both peers"), std::string::npos)
+      << served.err;
+}
+
 }  // namespace
 }  // namespace xfer::testing

@@ -201,6 +201,20 @@ TEST(MatrixE2e, TargetAndInitiatorAsTwoProcesses) {
   EXPECT_EQ(document["hosts"]["target"]["hostname"], document["hosts"]["initiator"]["hostname"]);
 }
 
+TEST(MatrixE2e, StrayConnectionDoesNotEndAWaitingTarget) {
+  const int port = FreePort();
+  const std::vector<std::string> args =
+      With(SmallMatrix("64K"), {"--directions", "H2rH", "-p", std::to_string(port)});
+  Process target(args);
+  ASSERT_TRUE(SendStray(port, "GET / HTTP/1.0\r\n\r\n"));
+  ProcessResult initiator = RunXfer(With(args, {"127.0.0.1"}), 60s);
+  ProcessResult served = target.Wait(20s);
+  EXPECT_EQ(initiator.exit_code, 0) << initiator.err;
+  EXPECT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_NE(served.err.find("not an xfer matrix initiator (from 127.0.0.1)"), std::string::npos)
+      << served.err;
+}
+
 TEST(MatrixE2e, MismatchedFlagsAreRefusedNamingTheFlag) {
   const std::string port = std::to_string(FreePort());
   Process target(With(SmallMatrix("64K"), {"-p", port}));

@@ -1,5 +1,6 @@
 #include "e2e/process.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -106,6 +107,25 @@ int FreePort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+bool SendStray(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool connected = false;
+  for (int i = 0; i < 200 && !connected; ++i) {
+    connected = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    if (!connected) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const bool sent =
+      connected && ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+                       static_cast<ssize_t>(bytes.size());
+  ::close(fd);
+  return sent;
 }
 
 }  // namespace xfer::testing

@@ -44,6 +44,11 @@ ProcessResult RunXfer(const std::vector<std::string>& args,
 // A TCP port nobody listens on right now (bind to 0, read it, close).
 int FreePort();
 
+// Connects to 127.0.0.1:port as something that is not an xfer peer (retrying
+// for up to 2 s while the server starts), sends `bytes` and closes. True
+// once the bytes were sent.
+bool SendStray(int port, const std::string& bytes);
+
 }  // namespace xfer::testing
 
 #endif  // XFER_TESTS_E2E_PROCESS_H_

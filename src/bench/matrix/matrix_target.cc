@@ -1,5 +1,6 @@
 #include "bench/matrix/matrix_target.h"
 
+#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
@@ -56,6 +57,34 @@ BufferReply Serve(const BufferRequest& request, const std::vector<PlacedBuffer>&
   return {false, "unknown buffer operation"};
 }
 
+struct Accepted {
+  std::unique_ptr<ControlChannel> control;
+  Hello hello;
+};
+
+// Accepts connections until one is a matrix initiator that says Hello,
+// within config.accept_timeout. Anything else that connects (a scanner, a
+// stray HTTP request, a peer silent for config.timeout) is turned away with
+// a line on stderr, and the wait goes on.
+Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener) {
+  const Deadline deadline = Deadline::After(config.accept_timeout);
+  for (;;) {
+    auto socket = listener.Accept(deadline);
+    if (!socket.ok()) return socket.status().WithContext("waiting for an initiator");
+    const std::string from = socket->PeerHost();
+    auto control = std::make_unique<ControlChannel>(std::move(socket.value()), config.timeout);
+    auto hello = control->RecvHello();
+    if (hello.ok()) return Accepted{std::move(control), std::move(hello.value())};
+    const StatusCode code = hello.status().code();
+    if (code != StatusCode::kProtocolError && code != StatusCode::kTimeout &&
+        code != StatusCode::kConnectionLost) {
+      return hello.status();
+    }
+    std::fprintf(stderr, "xfer: not an xfer matrix initiator (from %s): %s; still waiting\n",
+                 from.empty() ? "?" : from.c_str(), hello.status().message().c_str());
+  }
+}
+
 }  // namespace
 
 Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local, Listener& listener,
@@ -65,13 +94,11 @@ Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local,
 
   notice(fmt::format("xfer matrix: waiting for an initiator on port {}",
                      listener.local_address().port));
-  auto socket = listener.Accept(Deadline::After(config.accept_timeout));
-  if (!socket.ok()) return socket.status().WithContext("waiting for an initiator");
+  auto accepted = AcceptInitiator(config, listener);
+  if (!accepted.ok()) return accepted.status();
   listener.Close();  // one initiator per target, as perftest's servers
-  ControlChannel control(std::move(socket.value()), config.timeout);
-
-  auto hello = control.RecvHello();
-  if (!hello.ok()) return hello.status();
+  ControlChannel& control = *accepted->control;
+  const Hello* hello = &accepted->hello;
   HelloReply reply;
   reply.fingerprint = local;
   reply.refusal = CompareAgreements(AgreementOf(config), hello->agreement);
