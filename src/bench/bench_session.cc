@@ -1,9 +1,10 @@
 #include "bench/bench_session.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include <fmt/format.h>
+
+#include "bench/accept_peer.h"
 
 namespace xfer::bench {
 namespace {
@@ -44,31 +45,15 @@ Status CheckPeerBuffer(const BenchParams& params, uint64_t length) {
 
 uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
-// Accepts connections until one is an xfer client that sends its setup,
-// within params.accept_timeout. Anything else that connects (a port
-// scanner, a stray HTTP request, a peer that says nothing within
-// params.timeout) is turned away with a line on stderr, and the wait goes
-// on.
+// The client's setup, from the first connection that sends one.
 Result<RunSetup> AcceptClient(const BenchParams& params, Listener& listener, Session& session) {
-  const Deadline deadline = Deadline::After(params.accept_timeout);
-  for (;;) {
-    auto socket = listener.Accept(deadline);
-    if (!socket.ok()) return socket.status().WithContext("waiting for a client");
-    const std::string from = socket->PeerHost();
-    auto channel = std::make_unique<OobChannel>(std::move(socket.value()), params.timeout);
-    auto setup = channel->RecvSetup();
-    if (setup.ok()) {
-      session.oob = std::move(channel);
-      return setup;
-    }
-    const StatusCode code = setup.status().code();
-    if (code != StatusCode::kProtocolError && code != StatusCode::kTimeout &&
-        code != StatusCode::kConnectionLost) {
-      return setup.status();
-    }
-    std::fprintf(stderr, "xfer: not an xfer client (from %s): %s; still waiting\n",
-                 from.empty() ? "?" : from.c_str(), setup.status().message().c_str());
-  }
+  return AcceptPeer(listener, Deadline::After(params.accept_timeout), "xfer client",
+                    "waiting for a client", [&](Socket socket) -> Result<RunSetup> {
+                      auto channel = std::make_unique<OobChannel>(std::move(socket), params.timeout);
+                      auto setup = channel->RecvSetup();
+                      if (setup.ok()) session.oob = std::move(channel);
+                      return setup;
+                    });
 }
 
 // The client's engine connection, or the client's word that it failed

@@ -21,9 +21,7 @@ class StopSignal {
   StopSignal(const StopSignal&) = delete;
   StopSignal& operator=(const StopSignal&) = delete;
 
-  // True once SIGINT or SIGTERM arrived. Thread-safe.
-  bool requested() const { return signal_.load(std::memory_order_acquire) != 0; }
-  // The signal that arrived, 0 if none.
+  // The signal that arrived, 0 if none. Thread-safe.
   int signal() const { return signal_.load(std::memory_order_acquire); }
   // The flag itself, for code that must not depend on this class.
   const std::atomic<int>& flag() const { return signal_; }

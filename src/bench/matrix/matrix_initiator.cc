@@ -16,6 +16,7 @@
 #include "bench/matrix/control_channel.h"
 #include "bench/matrix/data_pattern.h"
 #include "bench/matrix/matrix_agreement.h"
+#include "bench/matrix/matrix_engine.h"
 #include "bench/matrix/side_buffers.h"
 #include "common/clock.h"
 #include "common/socket.h"
@@ -132,15 +133,7 @@ Status Initiator::Finish(Status status) {
 }
 
 Status Initiator::Setup() {
-  EngineOptions options;
-  options.name = "xfer-matrix-initiator";
-  options.listen_address = "";
-  options.connect_timeout = config_.timeout;
-  options.io_timeout = config_.timeout;
-  options.verbs.device = config_.verbs.device;
-  options.verbs.port = config_.verbs.port;
-  options.verbs.gid_index = config_.verbs.gid_index;
-  auto engine = Engine::Create(options);
+  auto engine = CreateMatrixEngine(config_, "xfer-matrix-initiator", "");
   if (!engine.ok()) return engine.status().WithContext("creating the engine");
   engine_ = std::move(engine.value());
 
@@ -247,8 +240,7 @@ void Initiator::PlanGrid() {
 }
 
 Status Initiator::MeasureColumn(size_t column) {
-  const size_t per_column = config_.directions.size() * config_.block_sizes.size();
-  for (size_t i = column * per_column; i < (column + 1) * per_column; ++i) {
+  for (size_t i = run_.CellIndex(column, 0, 0); i < run_.CellIndex(column + 1, 0, 0); ++i) {
     if (run_.cells[i].status != CellStatus::kNotRun) continue;
     XFER_RETURN_IF_ERROR(MeasureCell(i, columns_[column]));
   }

@@ -1,32 +1,19 @@
 #include "bench/matrix/matrix_target.h"
 
-#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "bench/accept_peer.h"
 #include "bench/matrix/control_channel.h"
 #include "bench/matrix/data_pattern.h"
 #include "bench/matrix/matrix_agreement.h"
+#include "bench/matrix/matrix_engine.h"
 #include "bench/matrix/side_buffers.h"
 #include "xfer/engine.h"
 
 namespace xfer::matrix {
 namespace {
-
-Result<std::unique_ptr<Engine>> MakeEngine(const MatrixConfig& config, const Listener& listener) {
-  EngineOptions options;
-  options.name = "xfer-matrix-target";
-  // The engine listens where the control connection does (all addresses by
-  // default, as perftest's servers), on a port of its own.
-  options.listen_address = FormatHostPort({listener.local_address().host, 0});
-  options.connect_timeout = config.timeout;
-  options.io_timeout = config.timeout;
-  options.verbs.device = config.verbs.device;
-  options.verbs.port = config.verbs.port;
-  options.verbs.gid_index = config.verbs.gid_index;
-  return Engine::Create(options);
-}
 
 // What the target does to its own buffer on the initiator's behalf. Every
 // field came from the peer: the placement must be one of ours and the
@@ -62,34 +49,26 @@ struct Accepted {
   Hello hello;
 };
 
-// Accepts connections until one is a matrix initiator that says Hello,
-// within config.accept_timeout. Anything else that connects (a scanner, a
-// stray HTTP request, a peer silent for config.timeout) is turned away with
-// a line on stderr, and the wait goes on.
+// The initiator's Hello, from the first connection that sends one.
 Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener) {
-  const Deadline deadline = Deadline::After(config.accept_timeout);
-  for (;;) {
-    auto socket = listener.Accept(deadline);
-    if (!socket.ok()) return socket.status().WithContext("waiting for an initiator");
-    const std::string from = socket->PeerHost();
-    auto control = std::make_unique<ControlChannel>(std::move(socket.value()), config.timeout);
-    auto hello = control->RecvHello();
-    if (hello.ok()) return Accepted{std::move(control), std::move(hello.value())};
-    const StatusCode code = hello.status().code();
-    if (code != StatusCode::kProtocolError && code != StatusCode::kTimeout &&
-        code != StatusCode::kConnectionLost) {
-      return hello.status();
-    }
-    std::fprintf(stderr, "xfer: not an xfer matrix initiator (from %s): %s; still waiting\n",
-                 from.empty() ? "?" : from.c_str(), hello.status().message().c_str());
-  }
+  return bench::AcceptPeer(
+      listener, Deadline::After(config.accept_timeout), "xfer matrix initiator",
+      "waiting for an initiator", [&](Socket socket) -> Result<Accepted> {
+        auto control = std::make_unique<ControlChannel>(std::move(socket), config.timeout);
+        auto hello = control->RecvHello();
+        if (!hello.ok()) return hello.status();
+        return Accepted{std::move(control), std::move(hello.value())};
+      });
 }
 
 }  // namespace
 
 Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local, Listener& listener,
                        const std::function<void(const std::string&)>& notice) {
-  auto engine = MakeEngine(config, listener);
+  // The engine listens where the control connection does (all addresses by
+  // default, as perftest's servers), on a port of its own.
+  auto engine = CreateMatrixEngine(config, "xfer-matrix-target",
+                                   FormatHostPort({listener.local_address().host, 0}));
   if (!engine.ok()) return engine.status().WithContext("creating the engine");
 
   notice(fmt::format("xfer matrix: waiting for an initiator on port {}",

@@ -1,0 +1,46 @@
+// A server's wait for its one real peer on a listening port: connections
+// are accepted until one greets as the protocol says; anything else that
+// connects (a port scanner, a stray HTTP request, a peer that says nothing
+// within its timeout, one that hangs up) is turned away with a line on
+// stderr, and the wait goes on until the deadline.
+#ifndef XFER_BENCH_ACCEPT_PEER_H_
+#define XFER_BENCH_ACCEPT_PEER_H_
+
+#include <cstdio>
+#include <string>
+
+#include "common/clock.h"
+#include "common/socket.h"
+#include "xfer/status.h"
+
+namespace xfer::bench {
+
+// True for the ways a connection that is not our peer fails its greeting:
+// bytes that do not parse, silence, or a hang-up.
+inline bool IsStrayPeer(const Status& status) {
+  return status.code() == StatusCode::kProtocolError || status.code() == StatusCode::kTimeout ||
+         status.code() == StatusCode::kConnectionLost;
+}
+
+// `greet(Socket)` reads the peer's first message and returns Result<T>.
+// Returns the first T that succeeds. `peer_kind` names what was expected
+// ("xfer client"). Errors: the Accept's (kTimeout at `deadline`, with
+// `waiting_for` as context), or a greeting error that IsStrayPeer does not
+// cover.
+template <typename Greet>
+auto AcceptPeer(Listener& listener, Deadline deadline, const char* peer_kind,
+                const char* waiting_for, Greet&& greet) -> decltype(greet(Socket())) {
+  for (;;) {
+    auto socket = listener.Accept(deadline);
+    if (!socket.ok()) return socket.status().WithContext(waiting_for);
+    const std::string from = socket->PeerHost();
+    auto greeted = greet(std::move(socket.value()));
+    if (greeted.ok() || !IsStrayPeer(greeted.status())) return greeted;
+    std::fprintf(stderr, "xfer: not an %s (from %s): %s; still waiting\n", peer_kind,
+                 from.empty() ? "?" : from.c_str(), greeted.status().message().c_str());
+  }
+}
+
+}  // namespace xfer::bench
+
+#endif  // XFER_BENCH_ACCEPT_PEER_H_
