@@ -67,6 +67,8 @@ struct BenchParams {
 
   bool all_sizes = false;       // -a: sizes 2 .. 2^23
   uint64_t size = 65536;        // -s (BW default 65536, LAT default 2)
+  bool size_given = false;      // -s was typed (a UD default above the MTU
+                                // becomes the MTU, as in perftest)
   uint64_t iterations = 5000;   // -n (per QP; write BW 5000, else 1000)
   double duration_s = 0;        // -D; 0 = iteration mode
   double margin_s = 0;          // -f; default duration/4

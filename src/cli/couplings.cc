@@ -57,6 +57,7 @@ void ApplyDefaultMargin(const ParseState& state, BenchParams& params) {
 Status ApplyCouplings(ParseState& state) {
   BenchParams& params = state.params;
   params.cq_mod_given = state.Given("cq-mod");
+  params.size_given = state.Given("size");
   XFER_RETURN_IF_ERROR(CheckModes(state));
   ApplyDefaultMargin(state, params);
   // perftest's rules between -t, -Q, -l, -r, -n and -D live in one place,

@@ -31,7 +31,7 @@ struct NegotiatedParams {
   int32_t connection_type = 0;
   int32_t verb = 0;
   int32_t tst = 0;
-  int32_t atomic_type = 1;
+  int32_t atomic_type = 0;
   int32_t test_type = 0;
   int32_t report_fmt = 1;
   uint64_t size = 0;   // 8388608 with -a

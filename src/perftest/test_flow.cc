@@ -10,7 +10,6 @@
 #include "perftest/lat_traffic.h"
 #include "perftest/oob_link.h"
 #include "perftest/verbs_session.h"
-#include "verbs/mtu.h"
 
 namespace xfer::perftest {
 namespace {
@@ -30,14 +29,14 @@ struct Run {
   bool server;
 };
 
-// The sizes a run covers; -a with UD stops at the path MTU as in perftest.
+// The sizes a run covers, up to the session's largest message (on UD the
+// path MTU, as in perftest: -a stops there, and an untyped -s becomes it).
 std::vector<uint64_t> SizesFor(const BenchParams& params, const VerbsSession& session) {
   if (params.verb == Verb::kAtomic) return {kAtomicSize};
+  const uint64_t max_size = session.agreed().max_size;
+  if (!params.all_sizes) return {max_size};
   std::vector<uint64_t> sizes = params.Sizes();
-  if (params.all_sizes && session.qp_type() == verbs::QpType::kUD) {
-    const uint64_t mtu = verbs::MtuBytes(session.agreed().mtu);
-    std::erase_if(sizes, [mtu](uint64_t size) { return size > mtu; });
-  }
+  std::erase_if(sizes, [max_size](uint64_t size) { return size > max_size; });
   return sizes;
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "perftest/negotiation.h"
+#include "perftest/stock_parameters.h"
 #include "perftest/wire_format.h"
 #include "verbs/gid_selection.h"
 #include "verbs/memory_resources.h"
@@ -24,37 +25,12 @@ constexpr int32_t kMaxCycleBuffer = 1 << 24;
 constexpr int32_t kMaxCacheLine = 4096;
 // UD receive buffers hold the 40-byte GRH before the payload.
 constexpr uint64_t kGrhBytes = 40;
-// perftest's -a stops at 2^23 bytes.
-constexpr uint64_t kMaxAllSize = uint64_t{1} << 23;
 
 bool IsReadLike(Verb verb) { return verb == Verb::kRead || verb == Verb::kAtomic; }
 
 int32_t CacheLineSize() {
   const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
   return line > 0 ? static_cast<int32_t>(line) : 64;
-}
-
-// perftest's codes for the negotiation message (§1.3).
-NegotiatedParams LocalNegotiation(const bench::BenchParams& p, const ibv_device_attr& attr) {
-  NegotiatedParams n;
-  n.test_method = p.all_sizes ? 1 : 0;
-  n.connection_type = static_cast<int32_t>(p.verbs.connection);  // RC=0 UC=1 UD=2
-  switch (p.verb) {
-    case Verb::kSend: n.verb = 0; break;
-    case Verb::kWrite: n.verb = 2; break;
-    case Verb::kRead: n.verb = 4; break;
-    case Verb::kAtomic: n.verb = 5; break;
-  }
-  n.tst = p.kind == bench::Kind::kLatency ? 0 : 1;
-  n.atomic_type = p.verbs.atomic_type == bench::AtomicType::kCompareAndSwap ? 0 : 1;
-  n.test_type = p.duration_s > 0 ? 1 : 0;
-  n.report_fmt = p.units == bench::BwUnits::kGbps ? 0 : 1;
-  n.size = p.all_sizes ? kMaxAllSize : p.size;
-  n.iters = p.duration_s > 0 ? 0 : p.iterations;
-  n.num_of_qps = static_cast<int32_t>(p.qps);
-  n.duration = p.duration_s > 0 ? static_cast<int32_t>(p.duration_s) : 5;
-  n.device_attr = attr;
-  return n;
 }
 
 // perftest's rule: exactly one side on an IPv4-mapped GID cannot work.
@@ -130,6 +106,7 @@ Status VerbsSession::RunPrologue() {
   }
   if (peer->number >= 5.32) XFER_RETURN_IF_ERROR(ExchangeSystemData());
   if (peer->number >= 5.1) XFER_RETURN_IF_ERROR(ExchangeMtu());
+  agreed_.max_size = StockMaxMessageSize(params_, verbs::MtuBytes(agreed_.mtu));
   if (peer->number >= kNegotiationVersion) XFER_RETURN_IF_ERROR(Negotiate());
   const ibv_device_attr& attr = device_.info().raw_attr;
   uint32_t out_reads = 1;
@@ -189,7 +166,8 @@ Status VerbsSession::ExchangeMtu() {
 }
 
 Status VerbsSession::Negotiate() {
-  const NegotiatedParams local = LocalNegotiation(params_, device_.info().raw_attr);
+  const NegotiatedParams local =
+      StockNegotiation(params_, agreed_.max_size, device_.info().raw_attr);
   auto reply = link_.Exchange(EncodeNegotiation(local), kNegotiationSize, "negotiation");
   if (!reply.ok()) return reply.status();
   auto remote = DecodeNegotiation(*reply);

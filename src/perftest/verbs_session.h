@@ -31,6 +31,7 @@ struct AgreedSettings {
   uint32_t cycle_buffer = 4096;  // max of both sides' page size
   uint32_t cache_line = 64;      // max of both sides' cache line
   ibv_mtu mtu = IBV_MTU_1024;    // min of both sides' (or -m)
+  uint64_t max_size = 0;         // the largest message: StockMaxMessageSize
   uint32_t out_reads = 1;        // what we offer as READ/ATOMIC responder
   bool negotiated = false;       // P5 ran (both sides >= 6.28)
 };
