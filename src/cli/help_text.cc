@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cli/flag_table.h"
-#include "cli/version.h"
 
 namespace xfer::cli {
 namespace {
@@ -123,12 +122,13 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
       "                                    list RDMA devices, ports and GIDs\n"
       "  xfer matrix [options] [<host>|--loopback]\n"
       "                                    HIXL-style bandwidth matrix on libxfer\n"
-      "  xfer --version                    version (mirrors perftest {})\n"
+      "  xfer --version                    xfer's version and the perftest versions it "
+      "follows\n"
       "\n"
       "A perftest-compatible benchmark for libxfer (transports: {}).\n"
       "\n"
       "Tests:\n",
-      kPerftestVersion, JoinTransports(transports, ", "));
+      JoinTransports(transports, ", "));
   for (const TestInfo& test : AllTests()) {
     text += fmt::format("  {:<10} {} (perftest ib_{})\n", test.name,
                         test.summary, test.name);

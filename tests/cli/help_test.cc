@@ -2,14 +2,17 @@
 // the transports ignore.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
 #include "cli/parse_test_util.h"
 #include "cli/test_catalog.h"
+#include "cli/version.h"
 
 namespace xfer::cli {
 namespace {
@@ -61,12 +64,25 @@ TEST(HelpTest, HelpWinsOverOtherProblemsOnTheLine) {
   EXPECT_FALSE(TextOf("read_bw -s abc --bogus --help", Action::kHelp).empty());
 }
 
-TEST(HelpTest, VersionNamesXferAndPerftest) {
+// Issue 9, defect 9: one statement of what each perftest version number
+// means, in `xfer --version` and, word for word, in the README.
+TEST(HelpTest, VersionSaysWhatEachPerftestVersionMeans) {
+  const std::string compatibility =
+      "perftest compatibility: command line and output of perftest 4.5-0.17 (version 6.06)\n"
+      "wire version advertised: 6.28 (negotiates parameters with 6.28+ peers; peers from 5.70 "
+      "on, 6.06 included, run without negotiation)\n";
+  EXPECT_EQ(PerftestCompatibilityText(), compatibility);
   for (const char* command : {"--version", "-V", "write_bw -V"}) {
-    const std::string text = TextOf(command, Action::kVersion);
-    EXPECT_TRUE(text.starts_with("xfer ")) << text;
-    EXPECT_TRUE(Contains(text, "6.06")) << text;
+    EXPECT_EQ(TextOf(command, Action::kVersion),
+              "xfer " + std::string(XferVersion()) + "\n" + compatibility)
+        << command;
   }
+  std::ifstream readme(XFER_SOURCE_DIR "/README.md");
+  ASSERT_TRUE(readme.good()) << XFER_SOURCE_DIR "/README.md";
+  std::stringstream text;
+  text << readme.rdbuf();
+  EXPECT_TRUE(Contains(text.str(), "\n" + compatibility)) << "README.md does not quote\n"
+                                                          << compatibility;
 }
 
 TEST(FlagTableTest, NamesAreUniqueAndRowsComplete) {
