@@ -181,7 +181,7 @@ json LatJsonReport(const TestInfo& info,
                     {"t_max", r.t_max_us},
                     {"t_typical", r.t_typical_us},
                     {"t_avg", r.t_avg_us},
-                    {"t_stdev", r.t_stdev_us},
+                    {"t_stdev", r.t_stdev_exact_us},
                     {"percentile_99", r.p99_us},
                     {"percentile_99.9", r.p999_us}});
   }

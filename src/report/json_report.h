@@ -15,7 +15,10 @@
 // table's unit, named in units: "MiB/s (2^20 bytes/s)" or "Gb/s (10^9
 // bit/s)"], MsgRate [Mpps], BW_peak_bytes_per_sec and
 // BW_average_bytes_per_sec [bytes/s]. Latency: t_min, t_max, t_typical,
-// t_avg, t_stdev, percentile_99, percentile_99.9 [us]. Duration latency:
+// t_avg, t_stdev, percentile_99, percentile_99.9 [us], t_stdev being the
+// exact population standard deviation (LatResult::t_stdev_exact_us; the
+// table prints perftest's, from deviations truncated to whole
+// microseconds). Every value is the full double. Duration latency:
 // t_avg [us], tps_average [1/s]. TX_depth appears only where the header
 // prints it, CQ_Moderation only for BW, RX_depth only for the SEND receiver.
 //
