@@ -87,6 +87,7 @@ json QpAddressArray(const std::vector<bench::QpAddress>& addresses,
 // perftest's --out_json verbs keys, for the lines VerbsTestHeader prints.
 void AddVerbsInfo(const TestInfo& info, json& out) {
   const bench::VerbsRunInfo& verbs = *info.verbs;
+  out["Connection_type"] = verbs.connection;
   out["Dual_port"] = kVerbsDualPort;
   out["Device"] = verbs.device;
   out["Transport_type"] = verbs.transport_type;
@@ -131,8 +132,7 @@ json JsonTestInfo(const TestInfo& info) {
   json out{{"test", JsonTestName(info)},
            {"transport", info.transport},
            {"role", RoleName(info.role)},
-           {"Number_of_qps", info.qps},
-           {"Connection_type", info.connection_type}};
+           {"Number_of_qps", info.qps}};
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;

@@ -64,6 +64,7 @@ TEST(JsonReport, BwSweepKeepsEverySizeWithUnits) {
   EXPECT_EQ(info.at("transport"), "shm");
   EXPECT_EQ(info.at("role"), "client");
   EXPECT_EQ(info.at("Number_of_qps"), 2);
+  EXPECT_FALSE(info.contains("Connection_type"));  // a verbs QP type; shm has none
   EXPECT_EQ(info.at("TX_depth"), 128);
   EXPECT_EQ(info.at("CQ_Moderation"), 100);
   EXPECT_EQ(info.at("mode"), "iterations");
