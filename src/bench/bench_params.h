@@ -59,7 +59,9 @@ struct BenchParams {
   Kind kind = Kind::kBandwidth;
   Role role = Role::kServer;
   std::string server_host;      // client: the positional <host> argument
-  uint16_t port = 18515;        // -p: the out-of-band port
+  // -p: the out-of-band port. kLoopback: the port the forked server
+  // listens on, on 127.0.0.1; 0 = a free one.
+  uint16_t port = 18515;
   // --transport: "verbs" runs perftest's verbs benchmarks on an RDMA
   // device; "shm"/"tcp" run over libxfer's engine; "" = verbs when a verbs
   // flag was typed or this host has an RDMA device, else the engine's choice.

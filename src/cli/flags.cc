@@ -74,6 +74,8 @@ Status ApplyRole(const std::vector<std::string>& positionals,
   if (positionals.empty()) {
     params.role =
         state.loopback ? bench::Role::kLoopback : bench::Role::kServer;
+    // The loopback server listens on -p when given, else on a free port.
+    if (state.loopback && !state.Given("port")) params.port = 0;
     return Status::Ok();
   }
   const std::string& host = positionals.front();

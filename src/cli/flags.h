@@ -103,7 +103,9 @@ struct ParserConfig {
 // `xfer --help`, `xfer <test> --help` (-h) and `xfer [<test>] --version`
 // (-V) yield kHelp / kVersion; help wins over every other problem on the
 // line except a flag missing its value. Otherwise the role is kClient with
-// a positional host, kLoopback with --loopback, else kServer.
+// a positional host, kLoopback with --loopback (params.port 0 unless -p
+// was given: the loopback server then listens on a free port), else
+// kServer.
 // Thread-safe; argv is only read during the call.
 // Errors: kInvalidArgument ("usage error": main prints "xfer: <message>" and
 // exits 2) for a missing or unknown test, unknown option, bad value, repeated

@@ -124,7 +124,12 @@ INSTANTIATE_TEST_SUITE_P(
         ValueCase{"write_bw -n 0x20 h", 65536, 32, 18515},
         ValueCase{"write_bw -p 0x50 h", 65536, 5000, 80},
         ValueCase{"write_bw --size=4096 --iters=100 h", 4096, 100, 18515},
-        ValueCase{"write_bw -s4096 -n100 -p9000 h", 4096, 100, 9000}));
+        ValueCase{"write_bw -s4096 -n100 -p9000 h", 4096, 100, 9000},
+        // Issue 9, defect 13: --loopback listens on -p when given, else on
+        // a free port (0).
+        ValueCase{"write_bw --loopback -p 80", 65536, 5000, 80},
+        ValueCase{"write_bw --loopback", 65536, 5000, 0},
+        ValueCase{"write_bw", 65536, 5000, 18515}));
 
 TEST(FlagsTest, SetsEveryOtherImplementedField) {
   const bench::BenchParams p = ParseRun(

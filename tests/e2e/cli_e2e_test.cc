@@ -383,5 +383,37 @@ TEST(CliE2e, RefusedFlagsExitTwoWithOneMessageBeforeAnythingStarts) {
   }
 }
 
+// Issue 9, defect 13: --loopback honours -p: its server listens there, so a
+// port already taken fails the run, naming -p; a free one runs.
+TEST(CliE2e, LoopbackListensOnTheGivenPort) {
+  const int taken = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(taken, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const std::vector<std::string> args = {"write_bw", "--loopback", "--transport", "tcp",
+                                         "-n", "100", "-p"};
+
+  std::vector<std::string> busy = args;
+  busy.push_back(port);
+  const ProcessResult refused = RunXfer(busy, 30s);
+  close(taken);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("loopback out-of-band port (-p)"), std::string::npos)
+      << refused.err;
+  EXPECT_TRUE(Rows(refused.out).empty()) << refused.out;
+
+  std::vector<std::string> free = args;
+  free.push_back(std::to_string(FreePort()));
+  const ProcessResult ran = RunXfer(free, 60s);
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(Rows(ran.out).size(), 1u) << ran.out;
+}
+
 }  // namespace
 }  // namespace xfer::testing
