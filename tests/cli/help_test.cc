@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
@@ -45,7 +46,8 @@ TEST(HelpTest, TopLevelListsEveryTest) {
 
 TEST(HelpTest, TestHelpShowsThatTestsDefaults) {
   const std::string bw = TextOf("write_bw --help", Action::kHelp);
-  EXPECT_TRUE(Contains(bw, "  -s, --size=<size>  Size of message"));
+  EXPECT_TRUE(Contains(bw, "  -s, --size=<size> "));
+  EXPECT_TRUE(Contains(bw, "  Size of message"));
   EXPECT_TRUE(Contains(bw, "(default 65536)"));
   EXPECT_TRUE(Contains(bw, "(default 5000)"));
   EXPECT_TRUE(Contains(bw, "--transport=<shm|tcp>"));
@@ -58,6 +60,32 @@ TEST(HelpTest, TestHelpShowsThatTestsDefaults) {
   EXPECT_FALSE(Contains(lat, "--qp="));        // bandwidth only
   EXPECT_FALSE(Contains(lat, "--post_list"));  // bandwidth only
   EXPECT_FALSE(Contains(lat, "--outs"));       // read only
+}
+
+// Issue 9, defect 13: on every test's help screen, each option line's
+// description starts in the same column, whichever transports are offered.
+TEST(HelpTest, OptionDescriptionsStartInOneColumn) {
+  const std::vector<std::vector<std::string>> offers = {{"shm", "tcp"},
+                                                       {"shm", "tcp", "verbs"}};
+  for (const std::vector<std::string>& transports : offers) {
+    for (const TestInfo& test : AllTests()) {
+      const std::string text = TestHelp(test, transports);
+      std::istringstream in(text);
+      std::set<size_t> columns;
+      size_t option_lines = 0;
+      for (std::string line; std::getline(in, line);) {
+        if (!line.starts_with("  -") && !line.starts_with("      --")) continue;
+        // Option texts hold single spaces only ("<num of qp's>"); the first
+        // run of two ends them.
+        const size_t gap = line.find("  ", line.find_first_not_of(' '));
+        ASSERT_NE(gap, std::string::npos) << line;
+        columns.insert(line.find_first_not_of(' ', gap));
+        ++option_lines;
+      }
+      EXPECT_GT(option_lines, 20u) << test.name;
+      EXPECT_EQ(columns.size(), 1u) << test.name << ":\n" << text;
+    }
+  }
 }
 
 TEST(HelpTest, HelpWinsOverOtherProblemsOnTheLine) {
