@@ -46,8 +46,8 @@ struct VerbsParams {
   uint16_t pkey_index = 0;         // --pkey_index
   // perftest verbs flags the verbs path recognises but does not implement
   // (-R, -z, -T, --use-srq, --mr_per_qp, --odp, --force-link), as typed. A
-  // verbs run refuses to start while any is present; other transports note
-  // them as ignored.
+  // verbs run refuses to start while any is present. The CLI refuses them
+  // at parse time on every transport, so it leaves this empty.
   std::vector<std::string> unsupported;
   // Every verbs flag as typed ("-d mlx5_0"), for the notes a non-verbs
   // transport prints ("ignored").
@@ -59,7 +59,9 @@ struct BenchParams {
   Kind kind = Kind::kBandwidth;
   Role role = Role::kServer;
   std::string server_host;      // client: the positional <host> argument
-  uint16_t port = 18515;        // -p: the out-of-band port
+  // -p: the out-of-band port. kLoopback: the port the forked server
+  // listens on, on 127.0.0.1; 0 = a free one.
+  uint16_t port = 18515;
   // --transport: "verbs" runs perftest's verbs benchmarks on an RDMA
   // device; "shm"/"tcp" run over libxfer's engine; "" = verbs when a verbs
   // flag was typed or this host has an RDMA device, else the engine's choice.

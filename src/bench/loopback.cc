@@ -25,8 +25,8 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer) {
 
 Status RunLoopback(const BenchParams& params, BenchObserver& observer,
                    const LoopbackRoles& roles) {
-  auto listener = Listener::Bind({"127.0.0.1", 0}, 1);
-  if (!listener.ok()) return listener.status().WithContext("loopback out-of-band port");
+  auto listener = Listener::Bind({"127.0.0.1", params.port}, 1);
+  if (!listener.ok()) return listener.status().WithContext("loopback out-of-band port (-p)");
   BenchParams server = params;
   server.role = Role::kServer;
   server.accept_timeout = params.timeout;

@@ -14,11 +14,12 @@
 
 namespace xfer::bench {
 
-// Binds the out-of-band channel on a free port of 127.0.0.1 (never -p, so
-// parallel runs cannot collide), forks the server, runs the client. The child prints nothing; its
-// failure comes back as this call's error. Errors: the client's, else the
-// server's, else kTimeout when the child does not exit within
-// params.timeout after the client finished.
+// Binds the out-of-band channel on params.port of 127.0.0.1 (0, the CLI's
+// default without -p: a free port, so parallel runs cannot collide), forks
+// the server, runs the client. The child prints nothing; its failure comes
+// back as this call's error. Errors: binding's (the port in use), else the
+// client's, else the server's, else kTimeout when the child does not exit
+// within params.timeout after the client finished.
 Status RunLoopback(const BenchParams& params, BenchObserver& observer);
 
 // The two halves of a loopback run, for a benchmark path other than the

@@ -29,7 +29,8 @@ struct LatResult {
   double t_max_us = 0;      // the 2nd-largest sample, as perftest prints it
   double t_typical_us = 0;  // the median
   double t_avg_us = 0;
-  double t_stdev_us = 0;
+  double t_stdev_us = 0;        // perftest's, from truncated deviations (the table's)
+  double t_stdev_exact_us = 0;  // the population standard deviation (--json's)
   double p99_us = 0;
   double p999_us = 0;
 };

@@ -104,6 +104,9 @@ uint64_t Median(const std::vector<uint64_t>& sorted, size_t n) {
   return sorted[n / 2];
 }
 
+// Which standard deviation Stdev computes (ComputeLatency's two).
+enum class StdevMode { kPerftestTruncated, kExact };
+
 double Stdev(const std::vector<uint64_t>& sorted, size_t n, double quotient,
              double average, StdevMode mode) {
   // |deviation| <= 3e9 keeps its square inside int64_t.
@@ -249,7 +252,7 @@ int RttFactor(Verb verb) {
 
 Result<LatResult> ComputeLatency(uint64_t size,
                                  std::span<const uint64_t> posted_ns,
-                                 int rtt_factor, StdevMode stdev_mode) {
+                                 int rtt_factor) {
   if (posted_ns.size() < kMinLatencyStamps) {
     return InvalidArgument(
         fmt::format("latency: {} timestamps, need at least {}",
@@ -274,7 +277,9 @@ Result<LatResult> ComputeLatency(uint64_t size,
   result.t_max_us = us(d[kept]);
   result.t_typical_us = us(Median(d, kept));
   result.t_avg_us = sum / static_cast<double>(kept);
-  result.t_stdev_us = Stdev(d, kept, quotient, result.t_avg_us, stdev_mode);
+  result.t_stdev_us =
+      Stdev(d, kept, quotient, result.t_avg_us, StdevMode::kPerftestTruncated);
+  result.t_stdev_exact_us = Stdev(d, kept, quotient, result.t_avg_us, StdevMode::kExact);
   result.p99_us = us(d[PercentileIndex(kept, 0.99)]);
   result.p999_us = us(d[PercentileIndex(kept, 0.999)]);
   return result;

@@ -67,18 +67,6 @@ Result<BwResult> ComputeBandwidth(const BwSamples& samples);
 
 // ------------------------------------------------------------------ latency
 
-// How t_stdev is computed.
-enum class StdevMode {
-  // perftest 4.5+: each deviation (t_avg - sample, in microseconds) is
-  // truncated toward zero to an integer before it is squared, so jitter
-  // below 1 us reports as 0.00 and the result is biased low. Kept as the
-  // default so xfer's numbers line up with ib_*_lat. (perftest truncates to
-  // a 32-bit int, which overflows past ~46 ms of deviation; we use 64 bits.)
-  kPerftestTruncated,
-  // The textbook population standard deviation over the same samples.
-  kExact,
-};
-
 // perftest's LAT_MEASURE_TAIL: the largest samples left out of the stats.
 inline constexpr size_t kLatencyTail = 2;
 // The fewest timestamps for which every statistic is defined: 3 deltas, 2
@@ -97,11 +85,19 @@ int RttFactor(Verb verb);
 //   d[0..M') with perftest's odd/even rule in integer ns, t_avg = mean of
 //   d[0..M'), 99% = d[ceil(0.99*M')], 99.9% = d[ceil(0.999*M')],
 // each divided by 1000*rtt_factor to give microseconds. iterations = iters.
+// Two standard deviations of d[0..M') in microseconds:
+//   t_stdev_us, perftest's (4.5+): each deviation (t_avg - sample) is
+//     truncated toward zero to an integer before it is squared, so jitter
+//     below 1 us reports as 0.00 and the result is biased low. Kept for the
+//     table, so that xfer's numbers line up with ib_*_lat. (perftest
+//     truncates to a 32-bit int, which overflows past ~46 ms of deviation;
+//     we use 64 bits.)
+//   t_stdev_exact_us, the population standard deviation, for --json.
 // Errors: InvalidArgument when fewer than kMinLatencyStamps stamps are given,
 // rtt_factor is not 1 or 2, or a stamp is earlier than the one before it.
-Result<LatResult> ComputeLatency(
-    uint64_t size, std::span<const uint64_t> posted_ns, int rtt_factor,
-    StdevMode stdev_mode = StdevMode::kPerftestTruncated);
+Result<LatResult> ComputeLatency(uint64_t size,
+                                 std::span<const uint64_t> posted_ns,
+                                 int rtt_factor);
 
 // Duration-mode latency (print_report_lat_duration): only the sample window
 // length and the number of exchanges completed inside it are known.

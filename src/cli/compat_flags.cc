@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cctype>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -17,17 +16,6 @@
 namespace xfer::cli {
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Remembers a verbs flag as typed: in params.verbs.typed, and for the
 // "ignored" note a non-verbs transport gets.
 Status RecordVerbsFlag(const FlagSpec& spec, std::string_view value,
@@ -36,14 +24,6 @@ Status RecordVerbsFlag(const FlagSpec& spec, std::string_view value,
   state.params.verbs.typed.push_back(typed);
   state.verbs_flags.push_back(std::move(typed));
   return Status::Ok();
-}
-
-// A verbs flag the verbs path recognises but does not implement yet: a
-// verbs run refuses to start with it, the other transports ignore it.
-Status RecordUnsupportedVerbsFlag(const FlagSpec& spec, std::string_view value,
-                                  ParseState& state) {
-  state.params.verbs.unsupported.push_back(TypedFlag(spec, value));
-  return RecordVerbsFlag(spec, value, state);
 }
 
 Status ApplyDevice(const FlagSpec& spec, std::string_view value,
@@ -161,30 +141,6 @@ Status ApplyAtomicType(const FlagSpec& spec, std::string_view value,
   return Status::Ok();
 }
 
-Status ApplyRdmaCm(const FlagSpec& spec, std::string_view value,
-                   ParseState& state) {
-  state.rdma_cm = true;
-  return RecordUnsupportedVerbsFlag(spec, value, state);
-}
-
-Status ApplyTos(const FlagSpec& spec, std::string_view value,
-                ParseState& state) {
-  Result<int64_t> tos = ParseFlagInteger(spec, value, 0, 255);
-  if (!tos.ok()) return tos.status();
-  state.tos_given = true;
-  return RecordUnsupportedVerbsFlag(spec, value, state);
-}
-
-Status ApplyForceLink(const FlagSpec& spec, std::string_view value,
-                      ParseState& state) {
-  if (!EqualsIgnoreCase(value, "IB") && !EqualsIgnoreCase(value, "Ethernet")) {
-    return InvalidArgument(
-        fmt::format("{}: invalid link layer '{}'; use IB or Ethernet",
-                    DisplayName(spec), value));
-  }
-  return RecordUnsupportedVerbsFlag(spec, value, state);
-}
-
 Status RejectUnsupported(const FlagSpec& spec, std::string_view, ParseState&) {
   return InvalidArgument(fmt::format(
       "{}: perftest flag not supported by xfer yet", DisplayName(spec)));
@@ -199,8 +155,7 @@ using S = Scope;
 using G = Group;
 
 constexpr FlagSpec kCompatFlags[] = {
-    // RDMA verbs flags. "[not implemented yet]": kept in
-    // VerbsParams::unsupported; a verbs run refuses to start with them.
+    // RDMA verbs flags.
     {'A', "atomic_type", "<type>", S::kAtomic, G::kVerbs,
      "Type of atomic operation from {CMP_AND_SWAP,FETCH_AND_ADD}",
      [](const bench::BenchParams&) -> std::string { return "FETCH_AND_ADD"; },
@@ -223,16 +178,8 @@ constexpr FlagSpec kCompatFlags[] = {
     {'o', "outs", "<num>", S::kReadAtomic, G::kVerbs,
      "Num of outstanding read/atom (0: max of device)", nullptr,
      SetVerbsInteger<&bench::VerbsParams::out_reads, 0, INT32_MAX>},
-    {'R', "rdma_cm", "", S::kAll, G::kVerbs,
-     "Connect QPs with rdma_cm and run test on those QPs [not implemented "
-     "yet]",
-     nullptr, ApplyRdmaCm},
     {'S', "sl", "<sl>", S::kAll, G::kVerbs, "SL, 0..15 (default 0)", nullptr,
      SetVerbsInteger<&bench::VerbsParams::sl, 0, 15>},
-    {'T', "tos", "<tos value>", S::kAll, G::kVerbs,
-     "Set <tos value> to RDMA-CM QPs (needs -R), 0..255 [not implemented "
-     "yet]",
-     nullptr, ApplyTos},
     {'u', "qp-timeout", "<timeout>", S::kAll, G::kVerbs,
      "QP timeout, 4 usec * 2^(timeout), 0..31 (default 14)", nullptr,
      SetVerbsInteger<&bench::VerbsParams::qp_timeout, 0, 31>},
@@ -240,30 +187,14 @@ constexpr FlagSpec kCompatFlags[] = {
      "Test uses GID with GID index, 0..64 (default: automatic on RoCE, none "
      "on IB)",
      nullptr, SetVerbsInteger<&bench::VerbsParams::gid_index, 0, 64>},
-    {'z', "comm_rdma_cm,com_rdma_cm", "", S::kAll, G::kVerbs,
-     "Communicate with rdma_cm module to exchange data [not implemented yet]",
-     nullptr, RecordUnsupportedVerbsFlag},
-    {'\0', "force-link", "<IB/Ethernet>", S::kAll, G::kVerbs,
-     "Force the link(s) to a specific type [not implemented yet]", nullptr,
-     ApplyForceLink},
     {'\0', "ipv6", "", S::kAll, G::kVerbs, "Use IPv6 GID", nullptr,
      SetVerbsTrue<&bench::VerbsParams::prefer_ipv6>},
-    {'\0', "mr_per_qp", "", S::kAll, G::kVerbs,
-     "Create memory region for each qp [not implemented yet]", nullptr,
-     RecordUnsupportedVerbsFlag},
-    {'\0', "odp", "", S::kAll, G::kVerbs,
-     "Use On Demand Paging instead of Memory Registration [not implemented "
-     "yet]",
-     nullptr, RecordUnsupportedVerbsFlag},
     {'\0', "pkey_index", "<pkey index>", S::kAll, G::kVerbs,
      "PKey index to use for QP, 0..65535 (default 0)", nullptr,
      SetVerbsInteger<&bench::VerbsParams::pkey_index, 0, 65535>},
     {'\0', "tclass", "<value>", S::kAll, G::kVerbs,
      "Set the Traffic Class in GRH, 0..255 (default 0)", nullptr,
      SetVerbsInteger<&bench::VerbsParams::traffic_class, 0, 255>},
-    {'\0', "use-srq", "", S::kSend, G::kVerbs,
-     "Use a Shared Receive Queue [not implemented yet]", nullptr,
-     RecordUnsupportedVerbsFlag},
 
     // perftest flags xfer does not implement yet.
     {'C', "report-cycles", "", S::kAll, G::kUnsupported,
@@ -280,6 +211,11 @@ constexpr FlagSpec kCompatFlags[] = {
      "Multicast group MGID", nullptr, RejectUnsupported},
     {'O', "dualport", "", S::kAll, G::kUnsupported, "Dual-port mode", nullptr,
      RejectUnsupported},
+    {'R', "rdma_cm", "", S::kAll, G::kUnsupported,
+     "Connect QPs with rdma_cm and run test on those QPs", nullptr,
+     RejectUnsupported},
+    {'T', "tos", "<tos value>", S::kAll, G::kUnsupported,
+     "Set <tos value> to RDMA-CM QPs", nullptr, RejectUnsupported},
     {'U', "report-unsorted", "", S::kAll, G::kUnsupported,
      "Print out unsorted results", nullptr, RejectUnsupported},
     {'w', "limit_bw", "<value>", S::kAll, G::kUnsupported,
@@ -290,10 +226,20 @@ constexpr FlagSpec kCompatFlags[] = {
      "Completion vector for events", nullptr, RejectUnsupported},
     {'y', "limit_msgrate", "<value>", S::kAll, G::kUnsupported,
      "Verifier limit for Msg Rate", nullptr, RejectUnsupported},
+    {'z', "comm_rdma_cm,com_rdma_cm", "", S::kAll, G::kUnsupported,
+     "Communicate with rdma_cm module to exchange data", nullptr,
+     RejectUnsupported},
     {'\0', "cpu_util", "", S::kAll, G::kUnsupported, "Show CPU Utilization",
      nullptr, RejectUnsupported},
+    {'\0', "force-link", "<IB/Ethernet>", S::kAll, G::kUnsupported,
+     "Force the link(s) to a specific type", nullptr, RejectUnsupported},
     {'\0', "latency_gap", "<delay_time>", S::kAll, G::kUnsupported,
      "Delay time between each post send", nullptr, RejectUnsupported},
+    {'\0', "mr_per_qp", "", S::kAll, G::kUnsupported,
+     "Create memory region for each qp", nullptr, RejectUnsupported},
+    {'\0', "odp", "", S::kAll, G::kUnsupported,
+     "Use On Demand Paging instead of Memory Registration", nullptr,
+     RejectUnsupported},
     {'\0', "out_json", "", S::kAll, G::kUnsupported,
      "Save the report in a json file", nullptr, RejectOutJson},
     {'\0', "out_json_file", "<file>", S::kAll, G::kUnsupported,
@@ -312,6 +258,8 @@ constexpr FlagSpec kCompatFlags[] = {
      nullptr, RejectUnsupported},
     {'\0', "use_cuda", "", S::kAll, G::kUnsupported, "Use CUDA device memory",
      nullptr, RejectUnsupported},
+    {'\0', "use-srq", "", S::kSend, G::kUnsupported,
+     "Use a Shared Receive Queue", nullptr, RejectUnsupported},
 };
 
 }  // namespace

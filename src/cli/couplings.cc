@@ -24,10 +24,6 @@ Status CheckModes(ParseState& state) {
         "-a/--all: not possible in atomic tests (their size is fixed at 8 "
         "bytes)");
   }
-  if (state.tos_given && !state.rdma_cm) {
-    return InvalidArgument(
-        "-T/--tos: only valid with -R/--rdma_cm (rdma_cm QPs)");
-  }
   if (DurationMode(params) && state.Given("iters")) {
     params.notes.push_back(fmt::format(
         "-n {}: ignored in duration mode (-D); the run counts completions",

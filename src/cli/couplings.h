@@ -12,7 +12,7 @@ namespace xfer::cli {
 // Rewrites state.params to perftest's effective values, in perftest's
 // order, and refuses what perftest refuses, so that usage errors surface at
 // parse time with the flags named:
-//  * refuses -a with -D or in atomic tests, -T without -R, D <= 2*margin,
+//  * refuses -a with -D or in atomic tests, D <= 2*margin,
 //    an iteration count that is not a multiple of -l, a -l longer than -t
 //    (it could never be posted), and a -l that is not a multiple of -Q;
 //  * sets cq_mod_given; iteration mode: caps tx_depth (and send rx_depth)

@@ -51,8 +51,6 @@ struct ParseState {
   std::vector<std::string> given;       // canonical long names, in order
   bool loopback = false;                // --loopback
   std::string connection = "RC";        // -c
-  bool rdma_cm = false;                 // -R
-  bool tos_given = false;               // -T
   // Verbs flags as typed ("-d mlx5_0"), except -c and -A, turned into
   // "ignored" notes when the transport is not verbs. (params.verbs.typed
   // holds every verbs flag, -c and -A included.)

@@ -74,6 +74,8 @@ Status ApplyRole(const std::vector<std::string>& positionals,
   if (positionals.empty()) {
     params.role =
         state.loopback ? bench::Role::kLoopback : bench::Role::kServer;
+    // The loopback server listens on -p when given, else on a free port.
+    if (state.loopback && !state.Given("port")) params.port = 0;
     return Status::Ok();
   }
   const std::string& host = positionals.front();
@@ -118,11 +120,30 @@ void AddVerbsNotes(ParseState& state) {
 
 constexpr std::string_view kVerbsTransport = "verbs";
 
+// Why a run that needs RDMA verbs cannot start on a host without an RDMA
+// device, naming what asked for verbs: --transport verbs, the atomic test, a
+// verbs flag (the first typed), or send_bw -b.
+std::string NoRdmaDeviceRefusal(const ParseState& state) {
+  constexpr std::string_view kNoDevice = "this host has no RDMA device (see 'xfer devices')";
+  const bench::BenchParams& params = state.params;
+  if (state.Given("transport")) return fmt::format("--transport verbs: {}", kNoDevice);
+  if (state.test->verb == bench::Verb::kAtomic) {
+    return fmt::format("{} runs on RDMA verbs only, and {}", state.test->name, kNoDevice);
+  }
+  if (!params.verbs.typed.empty()) {
+    return fmt::format("{}: RDMA verbs flag, which selects the verbs transport, and {}",
+                       params.verbs.typed.front(), kNoDevice);
+  }
+  return fmt::format("-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only, and {}",
+                     kNoDevice);
+}
+
 // The transport rule of flags.h: without --transport, a verbs flag or an
 // atomic test selects "verbs" when the config offers it; atomic tests refuse
 // any other transport; flags the chosen transport cannot honour are noted
-// only when that transport is known not to be verbs.
-Status ResolveTransport(ParseState& state) {
+// only when that transport is known not to be verbs; a run that needs verbs
+// is refused when config says the host has no RDMA device.
+Status ResolveTransport(ParseState& state, const ParserConfig& config) {
   bench::BenchParams& params = state.params;
   const bool verbs_offered =
       std::find(state.transports.begin(), state.transports.end(),
@@ -146,7 +167,8 @@ Status ResolveTransport(ParseState& state) {
         "(transports: {})",
         state.test->name, fmt::join(state.transports, ", ")));
   }
-  if (state.test->verb == bench::Verb::kSend && params.bidirectional && not_verbs) {
+  const bool send_bidirectional = state.test->verb == bench::Verb::kSend && params.bidirectional;
+  if (send_bidirectional && not_verbs) {
     return InvalidArgument(fmt::format(
         "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only; {} does not "
         "support it yet",
@@ -154,6 +176,11 @@ Status ResolveTransport(ParseState& state) {
                                  : params.transport));
   }
   if (not_verbs) AddVerbsNotes(state);
+  const bool needs_verbs =
+      params.transport == kVerbsTransport || (params.transport.empty() && send_bidirectional);
+  if (needs_verbs && config.host_has_rdma_device && !config.host_has_rdma_device()) {
+    return InvalidArgument(NoRdmaDeviceRefusal(state));
+  }
   return Status::Ok();
 }
 
@@ -181,7 +208,7 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   XFER_RETURN_IF_ERROR(ApplyFlags(tokens->flags, state));
   XFER_RETURN_IF_ERROR(ApplyRole(tokens->positionals, state));
   XFER_RETURN_IF_ERROR(ApplyCouplings(state));
-  XFER_RETURN_IF_ERROR(ResolveTransport(state));
+  XFER_RETURN_IF_ERROR(ResolveTransport(state, config));
   ParsedCommand command;
   command.params = std::move(state.params);
   return command;

@@ -14,18 +14,20 @@
 //  * RDMA-verbs-only flags (-d, -i, -m, -x, -c, -o, -I, -S, -u, -A, --ipv6,
 //    --tclass, --pkey_index) are validated like perftest and stored in
 //    BenchParams::verbs; each is also appended as typed ("-d rxe0") to
-//    verbs.typed. Verbs flags the verbs path does not implement yet (-R,
-//    -z, -T, --use-srq, --mr_per_qp, --odp, --force-link) go to
-//    verbs.unsupported as well (a verbs run refuses them). -c XRC/DC/SRD
-//    are refused; perftest's per-verb rules hold (UC not for read/atomic,
-//    UD only for send).
+//    verbs.typed. Verbs flags no transport implements yet (-R, -z, -T,
+//    --use-srq, --mr_per_qp, --odp, --force-link) are refused, whatever the
+//    transport. -c XRC/DC/SRD are refused; perftest's per-verb rules hold
+//    (UC not for read/atomic, UD only for send).
 //  * Transport selection (configuration only; the parser never opens a
 //    device): --transport X is taken as given. Without it, params.transport
 //    becomes "verbs" when "verbs" is in ParserConfig::transports and a verbs
 //    flag was typed or the test is atomic; otherwise it stays "" and the
 //    bench runner decides at run time (verbs if the host has an RDMA device,
 //    else the engine's choice). Atomic tests refuse a typed non-verbs
-//    --transport, and a config without "verbs", as usage errors.
+//    --transport, and a config without "verbs", as usage errors; so does
+//    send_bw -b. A run that needs verbs (transport "verbs", or send_bw -b
+//    without --transport) is refused when ParserConfig says this host has
+//    no RDMA device, so it fails before anything starts.
 //  * Notes for verbs flags ("-d mlx5_0: RDMA verbs flag; transport tcp has
 //    no verbs device, ignored"; -c UC/UD: "... reliable connected (RC)
 //    semantics only ...") are added only when the transport is known not to
@@ -52,6 +54,7 @@
 #ifndef XFER_CLI_FLAGS_H_
 #define XFER_CLI_FLAGS_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,6 +89,11 @@ struct ParserConfig {
   // engine's registered transports, plus "verbs" where this build has the
   // RDMA verbs path (see the transport rule above). Must not be empty.
   std::vector<std::string> transports = {"shm", "tcp"};
+  // Whether this host has an RDMA device. Called at most once, and only for
+  // a run that needs verbs (see the transport rule above); null means
+  // unknown, and such a run is accepted (it finds out when it opens the
+  // device). main() passes a look at the device list.
+  std::function<bool()> host_has_rdma_device;
 };
 
 // Parses a whole command line; argv[0] is the program name and is ignored.
@@ -95,14 +103,17 @@ struct ParserConfig {
 // `xfer --help`, `xfer <test> --help` (-h) and `xfer [<test>] --version`
 // (-V) yield kHelp / kVersion; help wins over every other problem on the
 // line except a flag missing its value. Otherwise the role is kClient with
-// a positional host, kLoopback with --loopback, else kServer.
+// a positional host, kLoopback with --loopback (params.port 0 unless -p
+// was given: the loopback server then listens on a free port), else
+// kServer.
 // Thread-safe; argv is only read during the call.
 // Errors: kInvalidArgument ("usage error": main prints "xfer: <message>" and
 // exits 2) for a missing or unknown test, unknown option, bad value, repeated
 // flag, flag outside its test's scope, unsupported perftest flag, more than
-// one host, a host with --loopback, or a refused combination (-a with -D,
-// D <= 2*margin, ...). The message names the flag and the problem, e.g.
-// "-s/--size: 'abc' is not a number". kInternal for a malformed flag table.
+// one host, a host with --loopback, a refused combination (-a with -D,
+// D <= 2*margin, ...), or a run that needs an RDMA device this host lacks.
+// The message names the flag and the problem, e.g. "-s/--size: 'abc' is not
+// a number". kInternal for a malformed flag table.
 Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
                                        const ParserConfig& config = {});
 

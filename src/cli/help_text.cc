@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cli/flag_table.h"
-#include "cli/version.h"
 
 namespace xfer::cli {
 namespace {
@@ -61,20 +60,43 @@ std::string VerbsHeading(std::span<const std::string> transports) {
       JoinTransports(engine, " and "));
 }
 
-// One perftest-style line: "  -s, --size=<size>  Size of ... (default 2)".
-std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults,
-                     std::span<const std::string> transports) {
-  std::string line = spec.short_name != '\0'
+// The option column of a help line: "  -s, --size=<size>" or
+// "      --json=<file>".
+std::string OptionText(const FlagSpec& spec,
+                       std::span<const std::string> transports) {
+  std::string text = spec.short_name != '\0'
                          ? fmt::format("  -{}, ", spec.short_name)
                          : std::string(6, ' ');
-  line += "--";
-  line += LongName(spec);
+  text += "--";
+  text += LongName(spec);
   if (LongName(spec) == "transport") {
-    line += fmt::format("=<{}>", JoinTransports(transports, "|"));
+    text += fmt::format("=<{}>", JoinTransports(transports, "|"));
   } else if (TakesValue(spec)) {
-    line += fmt::format("={}", spec.value_name);
+    text += fmt::format("={}", spec.value_name);
   }
-  line += "  ";
+  return text;
+}
+
+// Where the descriptions of a test's help screen start: two spaces past its
+// widest option column, so that every option line lines up.
+size_t DescriptionColumn(const TestInfo& test,
+                         std::span<const std::string> transports) {
+  size_t widest = 0;
+  for (const FlagSpec* spec : AllFlags()) {
+    if (spec->group != Group::kUnsupported && InScope(spec->scope, test)) {
+      widest = std::max(widest, OptionText(*spec, transports).size());
+    }
+  }
+  return widest + 2;
+}
+
+// One option line: "  -s, --size=<size>  Size of ... (default 2)", the
+// description padded to start at `column`.
+// REQUIRES: column >= OptionText(spec, transports).size() + 2.
+std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults,
+                     std::span<const std::string> transports, size_t column) {
+  std::string line = OptionText(spec, transports);
+  line.append(column - line.size(), ' ');
   line += LongName(spec) == "transport" ? TransportHelp(spec, transports)
                                         : spec.help;
   if (spec.default_text != nullptr) {
@@ -85,12 +107,12 @@ std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults,
 }
 
 std::string GroupLines(const TestInfo& test, Group group,
-                       std::span<const std::string> transports) {
+                       std::span<const std::string> transports, size_t column) {
   const bench::BenchParams defaults = DefaultParams(test);
   std::string lines;
   for (const FlagSpec* spec : AllFlags()) {
     if (spec->group == group && InScope(spec->scope, test)) {
-      lines += FlagLine(*spec, defaults, transports);
+      lines += FlagLine(*spec, defaults, transports, column);
     }
   }
   return lines;
@@ -123,12 +145,13 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
       "                                    list RDMA devices, ports and GIDs\n"
       "  xfer matrix [options] [<host>|--loopback]\n"
       "                                    HIXL-style bandwidth matrix on libxfer\n"
-      "  xfer --version                    version (mirrors perftest {})\n"
+      "  xfer --version                    xfer's version and the perftest versions it "
+      "follows\n"
       "\n"
       "A perftest-compatible benchmark for libxfer (transports: {}).\n"
       "\n"
       "Tests:\n",
-      kPerftestVersion, JoinTransports(transports, ", "));
+      JoinTransports(transports, ", "));
   for (const TestInfo& test : AllTests()) {
     text += fmt::format("  {:<10} {} (perftest ib_{})\n", test.name,
                         test.summary, test.name);
@@ -151,13 +174,14 @@ std::string TestHelp(const TestInfo& test,
         "is fixed at 8 bytes.\n",
         test.name);
   }
+  const size_t column = DescriptionColumn(test, transports);
   text += "\nOptions:\n";
-  text += GroupLines(test, Group::kPerftest, transports);
+  text += GroupLines(test, Group::kPerftest, transports, column);
   text += "\nxfer options:\n";
-  text += GroupLines(test, Group::kXfer, transports);
+  text += GroupLines(test, Group::kXfer, transports, column);
   text += '\n';
   text += VerbsHeading(transports);
-  text += GroupLines(test, Group::kVerbs, transports);
+  text += GroupLines(test, Group::kVerbs, transports, column);
   text +=
       "\nperftest options not supported yet:" + UnsupportedList(test) + "\n";
   return text;

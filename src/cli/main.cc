@@ -139,6 +139,10 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
 int main(int argc, char** argv) {
   xfer::cli::ParserConfig config;
   config.transports = {"shm", "tcp", "verbs"};
+  config.host_has_rdma_device = [] {
+    auto devices = xfer::verbs::ListDevices();
+    return devices.ok() && !devices->empty();
+  };
   auto command = xfer::cli::ParseCommandLine(argc, argv, config);
   if (!command.ok()) {
     const std::string message = command.status().message();

@@ -1,5 +1,5 @@
-// Version strings: the xfer release and the perftest release whose command
-// line and output xfer mirrors.
+// Version strings: the xfer release, and the perftest versions xfer is
+// compatible with, each saying what it covers.
 #ifndef XFER_CLI_VERSION_H_
 #define XFER_CLI_VERSION_H_
 
@@ -8,13 +8,26 @@
 
 namespace xfer::cli {
 
-// The perftest VERSION string xfer mirrors (perftest 4.5-0.17, Debian 12).
+// The perftest release whose command line and output xfer follows: tag
+// 4.5-0.17 (Debian 12), which reports itself as VERSION "6.06".
+inline constexpr std::string_view kPerftestRelease = "4.5-0.17";
 inline constexpr std::string_view kPerftestVersion = "6.06";
 
 // The xfer release, CMake's PROJECT_VERSION ("0.1.0").
 std::string_view XferVersion();
 
-// What `xfer --version` prints: "xfer 0.1.0 (perftest 6.06)\n".
+// What each perftest version xfer names means, two lines ending in '\n'
+// (the README quotes them):
+//   "perftest compatibility: command line and output of perftest 4.5-0.17
+//    (version 6.06)\n"
+//   "wire version advertised: 6.28 (negotiates parameters with 6.28+ peers;
+//    peers from 5.70 on, 6.06 included, run without negotiation)\n"
+// The wire numbers come from src/perftest (kAdvertisedVersion,
+// kNegotiationVersion, kOldestCompatibleVersion).
+std::string PerftestCompatibilityText();
+
+// What `xfer --version` prints: "xfer 0.1.0\n", then
+// PerftestCompatibilityText().
 std::string VersionText();
 
 }  // namespace xfer::cli

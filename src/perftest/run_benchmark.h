@@ -14,6 +14,9 @@ namespace xfer::perftest {
 // an RDMA device and otherwise falls back to the engine, noting the verbs
 // flags it ignores; any other name runs the engine. Roles as in
 // bench::RunBench (server, client, --loopback with a forked server).
+// REQUIRES: a test only verbs runs (atomic, send_bw -b) has transport
+// "verbs", or "" on a host with an RDMA device; the CLI refuses the rest
+// before anything starts (cli/flags.h).
 Status RunBenchmark(const bench::BenchParams& params, bench::BenchObserver& observer);
 
 }  // namespace xfer::perftest

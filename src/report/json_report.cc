@@ -87,6 +87,7 @@ json QpAddressArray(const std::vector<bench::QpAddress>& addresses,
 // perftest's --out_json verbs keys, for the lines VerbsTestHeader prints.
 void AddVerbsInfo(const TestInfo& info, json& out) {
   const bench::VerbsRunInfo& verbs = *info.verbs;
+  out["Connection_type"] = verbs.connection;
   out["Dual_port"] = kVerbsDualPort;
   out["Device"] = verbs.device;
   out["Transport_type"] = verbs.transport_type;
@@ -131,8 +132,7 @@ json JsonTestInfo(const TestInfo& info) {
   json out{{"test", JsonTestName(info)},
            {"transport", info.transport},
            {"role", RoleName(info.role)},
-           {"Number_of_qps", info.qps},
-           {"Connection_type", info.connection_type}};
+           {"Number_of_qps", info.qps}};
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;
@@ -181,7 +181,7 @@ json LatJsonReport(const TestInfo& info,
                     {"t_max", r.t_max_us},
                     {"t_typical", r.t_typical_us},
                     {"t_avg", r.t_avg_us},
-                    {"t_stdev", r.t_stdev_us},
+                    {"t_stdev", r.t_stdev_exact_us},
                     {"percentile_99", r.p99_us},
                     {"percentile_99.9", r.p999_us}});
   }

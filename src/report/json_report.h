@@ -4,7 +4,7 @@
 //   {
 //     "test_info": {
 //       "test": "RDMA_Write_BW_Test", "transport": "shm", "role": "client",
-//       "Number_of_qps": 1, "Connection_type": "RC", "TX_depth": 128,
+//       "Number_of_qps": 1, "TX_depth": 128,
 //       "CQ_Moderation": 100, "Post_list": 1, "mode": "iterations",
 //       "duration_s": 0, "units": { "<result key>": "<unit>", ... }
 //     },
@@ -15,19 +15,23 @@
 // table's unit, named in units: "MiB/s (2^20 bytes/s)" or "Gb/s (10^9
 // bit/s)"], MsgRate [Mpps], BW_peak_bytes_per_sec and
 // BW_average_bytes_per_sec [bytes/s]. Latency: t_min, t_max, t_typical,
-// t_avg, t_stdev, percentile_99, percentile_99.9 [us]. Duration latency:
+// t_avg, t_stdev, percentile_99, percentile_99.9 [us], t_stdev being the
+// exact population standard deviation (LatResult::t_stdev_exact_us; the
+// table prints perftest's, from deviations truncated to whole
+// microseconds). Every value is the full double. Duration latency:
 // t_avg [us], tps_average [1/s]. TX_depth appears only where the header
 // prints it, CQ_Moderation only for BW, RX_depth only for the SEND receiver.
 //
 // RDMA verbs runs (TestInfo::verbs set) add perftest's verbs keys to
-// test_info, with the header's values: "Dual_port", "Device",
+// test_info, with the header's values: "Connection_type" (the QP type: RC,
+// UC, UD), "Dual_port", "Device",
 // "Transport_type", "Using_SRQ", "PCIe_relax_order", "ibv_wr_API", "Mtu"
 // [bytes], "Link_type", "GID_index" (only when a GID is used),
 // "Max_inline_data" [bytes] or "Outstand_reads", "rdma_cm_QPs",
 // "Data_ex_method"; and "local_address" / "remote_address", one object per
 // QP: {"LID", "QPN", "PSN", "OUT" (read), "RKey" and "VAddr" (write, read),
 // "GID" (text, "00:00:...:10:00:00:05", when a GID is used)}, all numbers
-// except GID. "Connection_type" is then the QP type (RC, UC, UD).
+// except GID.
 //
 // "peer_results" (BW only, when the peer sent rows): what the peer measured,
 // same keys as "results".

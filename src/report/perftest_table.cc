@@ -68,7 +68,7 @@ std::string VerbsFields(const TestInfo& info) {
   AppendPair(&out, "Dual-port", kVerbsDualPort, "Device", verbs.device);
   AppendPair(&out, "Number of qps", fmt::to_string(info.qps),
              "Transport type", verbs.transport_type);
-  AppendPair(&out, "Connection type", info.connection_type, "Using SRQ",
+  AppendPair(&out, "Connection type", verbs.connection, "Using SRQ",
              kVerbsUsingSrq);
   AppendField(&out, "PCIe relax order", OnOff(verbs.pcie_relaxed_ordering));
   AppendField(&out, "ibv_wr* API", OnOff(verbs.wr_api));
@@ -122,7 +122,6 @@ std::string TestHeader(const TestInfo& info) {
   out += TitleLine(info);
   AppendField(&out, "Transport", info.transport);
   AppendField(&out, "Number of qps", info.qps);
-  AppendField(&out, "Connection type", info.connection_type);
   AppendDepthFields(&out, info);
   out += ResultLine();
   return out;

@@ -41,9 +41,11 @@ std::string ServerBanner();
 
 // The header block from the opening to the closing RESULT_LINE: the title
 // line (20 spaces + TestTitle()) and " %-16s: %s" rows for Transport,
-// Number of qps, Connection type, TX depth (ShowsTxDepth), Post List
-// (post_list > 1), RX depth (ShowsRxDepth) and CQ Moderation (BW only), in
-// perftest's order. When info.verbs is set, returns VerbsTestHeader(info).
+// Number of qps, TX depth (ShowsTxDepth), Post List (post_list > 1), RX
+// depth (ShowsRxDepth) and CQ Moderation (BW only), in perftest's order.
+// There is no "Connection type" row: it names a verbs QP type, which the
+// engine's transports do not have. When info.verbs is set, returns
+// VerbsTestHeader(info).
 std::string TestHeader(const TestInfo& info);
 
 // perftest 4.5's header for an RDMA verbs run (ctx_print_test_info, then

@@ -23,7 +23,6 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.duration_s = params.duration_s;
   info.atomic_type = params.verbs.atomic_type;
   info.verbs = run.verbs;
-  if (run.verbs) info.connection_type = run.verbs->connection;
   return info;
 }
 

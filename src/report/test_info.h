@@ -20,9 +20,6 @@ struct TestInfo {
   bench::Kind kind = bench::Kind::kBandwidth;
   bench::Role role = bench::Role::kClient;
   std::string transport;  // the transport actually used ("shm"); required
-  // xfer's streams are reliable and connected, which is what perftest's
-  // "RC" names; kept as a field so a transport that differs can say so.
-  std::string connection_type = "RC";
   uint32_t qps = 1;
   uint32_t tx_depth = 0;  // effective (EffectiveSettings::tx_depth)
   uint32_t cq_mod = 0;    // effective (EffectiveSettings::cq_mod)
@@ -34,7 +31,9 @@ struct TestInfo {
   // -A; only atomic tests print it (in the title).
   bench::AtomicType atomic_type = bench::AtomicType::kFetchAndAdd;
   // Set for RDMA verbs runs: the header is then perftest's verbs block
-  // (perftest_table.h: VerbsTestHeader) instead of xfer's transport block.
+  // (perftest_table.h: VerbsTestHeader) instead of xfer's transport block,
+  // and verbs->connection names the QP type (RC, UC, UD). Other transports
+  // have no connection type to show.
   std::optional<bench::VerbsRunInfo> verbs;
 };
 

@@ -264,20 +264,18 @@ TEST(ComputeLatency, DropsTwoLargestOddMedianAndStdevQuirk) {
   // ceil(0.99 * 5) = ceil(0.999 * 5) = 5: both land on d[5].
   EXPECT_DOUBLE_EQ(r->p99_us, 4.5);
   EXPECT_DOUBLE_EQ(r->p999_us, 4.5);
-
-  Result<LatResult> exact = ComputeLatency(64, stamps, 2, StdevMode::kExact);
-  ASSERT_TRUE(exact.ok());
-  EXPECT_DOUBLE_EQ(exact->t_stdev_us, std::sqrt(2.5 / 5.0));
+  // Without the truncation: sqrt((1 + 0.25 + 0 + 0.25 + 1) / 5).
+  EXPECT_DOUBLE_EQ(r->t_stdev_exact_us, std::sqrt(2.5 / 5.0));
 }
 
-TEST(ComputeLatency, SubMicrosecondJitterReportsZeroStdevInPerftestMode) {
+TEST(ComputeLatency, SubMicrosecondJitterReportsZeroStdevOnlyInPerftestsStdev) {
   const auto stamps =
       StampsFromDeltas({1000, 1400, 1800, 1200, 1600, 9000, 9000});
-  Result<LatResult> quirk = ComputeLatency(2, stamps, 1);
-  Result<LatResult> exact = ComputeLatency(2, stamps, 1, StdevMode::kExact);
-  ASSERT_TRUE(quirk.ok() && exact.ok());
-  EXPECT_EQ(quirk->t_stdev_us, 0.0);
-  EXPECT_GT(exact->t_stdev_us, 0.2);
+  Result<LatResult> r = ComputeLatency(2, stamps, 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->t_stdev_us, 0.0);
+  // Deviations 0.4 0.2 0 -0.2 -0.4 us: sqrt(0.4 / 5).
+  EXPECT_NEAR(r->t_stdev_exact_us, std::sqrt(0.4 / 5.0), 1e-12);
 }
 
 TEST(ComputeLatency, EvenMedianIsIntegerMeanOfMiddlePair) {

@@ -343,5 +343,77 @@ TEST(CliE2e, TransportMismatchFailsTheServerAtOnce) {
       << served.err;
 }
 
+// Issue 9, defect 6: every refused flag or combination exits 2 with one
+// message naming it, before anything starts: no forked loopback server to
+// repeat it, no header, no "ignored" for a flag no transport implements.
+TEST(CliE2e, RefusedFlagsExitTwoWithOneMessageBeforeAnythingStarts) {
+  struct Refusal {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::string kNotSupported = ": perftest flag not supported by xfer yet";
+  std::vector<Refusal> refusals = {
+      {{"write_bw", "--loopback", "-R"}, "-R/--rdma_cm" + kNotSupported},
+      {{"write_bw", "--loopback", "--transport", "tcp", "-R"}, "-R/--rdma_cm" + kNotSupported},
+      {{"write_bw", "--loopback", "-z"}, "-z/--comm_rdma_cm" + kNotSupported},
+      {{"write_bw", "--loopback", "--odp"}, "--odp" + kNotSupported},
+      {{"write_bw", "--loopback", "-e"}, "-e/--events" + kNotSupported},
+      {{"send_bw", "--loopback", "--transport", "tcp", "-b"},
+       "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only; tcp does not support "
+       "it yet"},
+      {{"atomic_lat", "--loopback", "--transport", "shm"},
+       "--transport shm: atomic_lat runs on RDMA verbs only (--transport verbs)"},
+  };
+  if (!HostHasRdmaDevices()) {
+    const std::string no_device = "this host has no RDMA device (see 'xfer devices')";
+    refusals.push_back({{"send_bw", "--loopback", "-b"},
+                        "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only, and " +
+                            no_device});
+    refusals.push_back(
+        {{"atomic_bw", "--loopback"}, "atomic_bw runs on RDMA verbs only, and " + no_device});
+    refusals.push_back({{"write_bw", "--loopback", "--transport", "verbs"},
+                        "--transport verbs: " + no_device});
+  }
+  for (const Refusal& refusal : refusals) {
+    const ProcessResult run = RunXfer(refusal.args, 10s);
+    const std::string command = ::testing::PrintToString(refusal.args);
+    EXPECT_EQ(run.exit_code, 2) << command << "\n" << run.err;
+    EXPECT_EQ(run.err, "xfer: " + refusal.message + "\nTry 'xfer --help'.\n") << command;
+    EXPECT_TRUE(run.out.empty()) << command << "\n" << run.out;
+  }
+}
+
+// Issue 9, defect 13: --loopback honours -p: its server listens there, so a
+// port already taken fails the run, naming -p; a free one runs.
+TEST(CliE2e, LoopbackListensOnTheGivenPort) {
+  const int taken = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(taken, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const std::vector<std::string> args = {"write_bw", "--loopback", "--transport", "tcp",
+                                         "-n", "100", "-p"};
+
+  std::vector<std::string> busy = args;
+  busy.push_back(port);
+  const ProcessResult refused = RunXfer(busy, 30s);
+  close(taken);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("loopback out-of-band port (-p)"), std::string::npos)
+      << refused.err;
+  EXPECT_TRUE(Rows(refused.out).empty()) << refused.out;
+
+  std::vector<std::string> free = args;
+  free.push_back(std::to_string(FreePort()));
+  const ProcessResult ran = RunXfer(free, 60s);
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(Rows(ran.out).size(), 1u) << ran.out;
+}
+
 }  // namespace
 }  // namespace xfer::testing

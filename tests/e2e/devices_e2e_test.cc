@@ -4,10 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
-#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -16,20 +14,7 @@
 namespace xfer::testing {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// libibverbs lists what the kernel registers as uverbs devices; without
-// /dev/infiniband/uverbs* it can list nothing. Checked independently of
-// xfer so that a wrong "exit 0" cannot turn into a skip.
-bool HostHasRdmaDevices() {
-  std::error_code error;
-  for (fs::directory_iterator it("/dev/infiniband", error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->path().filename().string().starts_with("uverbs")) return true;
-  }
-  return false;
-}
 
 TEST(DevicesE2e, NoDeviceExitsOneAndPointsToTheSoftRoceVm) {
   if (HostHasRdmaDevices()) GTEST_SKIP() << "this machine has RDMA devices";

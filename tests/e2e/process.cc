@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace xfer::testing {
@@ -107,6 +109,15 @@ int FreePort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+bool HostHasRdmaDevices() {
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/dev/infiniband", error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->path().filename().string().starts_with("uverbs")) return true;
+  }
+  return false;
 }
 
 bool SendStray(int port, const std::string& bytes) {

@@ -44,6 +44,11 @@ ProcessResult RunXfer(const std::vector<std::string>& args,
 // A TCP port nobody listens on right now (bind to 0, read it, close).
 int FreePort();
 
+// True when the kernel registers an RDMA (uverbs) device: without
+// /dev/infiniband/uverbs* libibverbs can list nothing. Checked independently
+// of xfer so that a wrong "exit 0" cannot turn into a skip.
+bool HostHasRdmaDevices();
+
 // Connects to 127.0.0.1:port as something that is not an xfer peer (retrying
 // for up to 2 s while the server starts), sends `bytes` and closes. True
 // once the bytes were sent.

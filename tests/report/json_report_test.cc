@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/statistics.h"
+#include "report/perftest_table.h"
+
 namespace xfer::report {
 namespace {
 
@@ -61,6 +64,7 @@ TEST(JsonReport, BwSweepKeepsEverySizeWithUnits) {
   EXPECT_EQ(info.at("transport"), "shm");
   EXPECT_EQ(info.at("role"), "client");
   EXPECT_EQ(info.at("Number_of_qps"), 2);
+  EXPECT_FALSE(info.contains("Connection_type"));  // a verbs QP type; shm has none
   EXPECT_EQ(info.at("TX_depth"), 128);
   EXPECT_EQ(info.at("CQ_Moderation"), 100);
   EXPECT_EQ(info.at("mode"), "iterations");
@@ -109,7 +113,7 @@ TEST(JsonReport, LatencyDocuments) {
   info.transport = "tcp";
   info.rx_depth = 512;
   const std::vector<bench::LatResult> rows = {
-      {2, 1000, 1.0, 9.0, 2.0, 2.5, 1.0, 8.0, 9.0}};
+      {2, 1000, 1.0, 9.0, 2.0, 2.5, 1.0, 1.25, 8.0, 9.0}};
   const json doc = LatJsonReport(info, rows);
   EXPECT_EQ(doc["test_info"]["test"], "Send_Latency_Test");
   EXPECT_FALSE(doc["test_info"].contains("CQ_Moderation"));
@@ -117,6 +121,7 @@ TEST(JsonReport, LatencyDocuments) {
   EXPECT_EQ(doc["test_info"]["RX_depth"], 512);
   EXPECT_EQ(doc["test_info"]["units"]["percentile_99.9"], "us");
   EXPECT_EQ(doc["results"][0]["t_typical"], 2.0);
+  EXPECT_EQ(doc["results"][0]["t_stdev"], 1.25);  // the exact one
   EXPECT_EQ(doc["results"][0]["percentile_99"], 8.0);
   EXPECT_EQ(doc["results"][0]["percentile_99.9"], 9.0);
 
@@ -128,6 +133,35 @@ TEST(JsonReport, LatencyDocuments) {
   EXPECT_EQ(d["test_info"]["units"]["tps_average"], "exchanges/s");
   EXPECT_EQ(d["results"][0]["t_avg"], 2.42);
   EXPECT_EQ(d["results"][0]["tps_average"], 413812.77);
+}
+
+// Issue 9, defect 11: jitter far below a microsecond, one outlier as t_max.
+// The table keeps perftest's truncated 0.00; the file written by --json
+// carries the exact standard deviation, 0.004 us.
+TEST(JsonReport, LatencyFileCarriesTheExactStdev) {
+  std::vector<uint64_t> deltas_ns;
+  for (int i = 0; i < 50; ++i) {
+    deltas_ns.push_back(1000);
+    deltas_ns.push_back(1008);
+  }
+  deltas_ns.push_back(15950);  // t_max, the 2nd largest
+  deltas_ns.push_back(20000);  // dropped with it
+  std::vector<uint64_t> stamps = {0};
+  for (uint64_t delta : deltas_ns) stamps.push_back(stamps.back() + delta);
+  Result<bench::LatResult> result = bench::ComputeLatency(2, stamps, /*rtt_factor=*/1);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_DOUBLE_EQ(result->t_max_us, 15.95);
+  EXPECT_NE(LatRow(*result).find("\t0.00   \t"), std::string::npos) << LatRow(*result);
+
+  TestInfo info;
+  info.kind = bench::Kind::kLatency;
+  info.transport = "shm";
+  TempDir dir;
+  const fs::path path = dir.path() / "lat.json";
+  const std::vector<bench::LatResult> rows = {*result};
+  ASSERT_TRUE(WriteJsonFile(path.string(), LatJsonReport(info, rows)).ok());
+  const double stdev = json::parse(ReadFile(path))["results"][0]["t_stdev"].get<double>();
+  EXPECT_NEAR(stdev, 0.004, 0.004 * 1e-12);
 }
 
 TEST(JsonReport, WriteIsAtomicAndReadable) {

@@ -38,7 +38,6 @@ TEST(TestInfo, MakeTestInfoTakesWhatTheRunSettledOnNotRawFlags) {
   EXPECT_EQ(info.post_list, 2u);
   EXPECT_EQ(info.units, bench::BwUnits::kGbps);
   EXPECT_EQ(info.duration_s, 10.0);
-  EXPECT_EQ(info.connection_type, "RC");
 }
 
 TEST(TestInfo, TitlesMatchPerftest) {

@@ -102,7 +102,6 @@ TestInfo SendLatUdWithoutGid() {
   info.verb = bench::Verb::kSend;
   info.kind = bench::Kind::kLatency;
   info.transport = "verbs";
-  info.connection_type = "UD";
   info.tx_depth = 1;
   info.cq_mod = 1;  // not printed for latency tests
   VerbsRunInfo verbs;
@@ -288,7 +287,7 @@ TEST(VerbsHeader, MakeTestInfoCarriesVerbsInfoAndAtomicType) {
   ASSERT_TRUE(info.verbs.has_value());
   EXPECT_EQ(info.verbs->device, "rxe0");
   EXPECT_EQ(info.verbs->local.size(), 2u);
-  EXPECT_EQ(info.connection_type, "UC");
+  EXPECT_EQ(info.verbs->connection, "UC");
   EXPECT_EQ(info.atomic_type, bench::AtomicType::kCompareAndSwap);
 }
 

@@ -179,18 +179,15 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     files = {
         "bw_header_write_shm.golden": header("RDMA_Write BW Test", [
-            ("Transport", "shm"), ("Number of qps", 1),
-            ("Connection type", "RC"), ("TX depth", 128),
+            ("Transport", "shm"), ("Number of qps", 1), ("TX depth", 128),
             ("CQ Moderation", 100)]),
         "bw_table_gbps.golden": bw_table(GBPS, "Gb/sec", True),
         "bw_table_mib.golden": bw_table(MIB, "MiB/sec", False),
         "send_bw_server.golden": WARNING + BANNER + header("Send BW Test", [
-            ("Transport", "tcp"), ("Number of qps", 2),
-            ("Connection type", "RC"), ("RX depth", 512),
+            ("Transport", "tcp"), ("Number of qps", 2), ("RX depth", 512),
             ("CQ Moderation", 1)]),
         "lat_write_shm.golden": header("RDMA_Write Latency Test", [
-            ("Transport", "shm"), ("Number of qps", 1),
-            ("Connection type", "RC"), ("TX depth", 1)])
+            ("Transport", "shm"), ("Number of qps", 1), ("TX depth", 1)])
             + RESULT_FMT_LAT + "\n"
             + "".join(REPORT_FMT_LAT % row + "\n" for row in LAT_ROWS)
             + RESULT_LINE,
