@@ -44,11 +44,6 @@ struct VerbsParams {
   bool prefer_ipv6 = false;        // --ipv6
   uint8_t traffic_class = 0;       // --tclass
   uint16_t pkey_index = 0;         // --pkey_index
-  // perftest verbs flags the verbs path recognises but does not implement
-  // (-R, -z, -T, --use-srq, --mr_per_qp, --odp, --force-link), as typed. A
-  // verbs run refuses to start while any is present. The CLI refuses them
-  // at parse time on every transport, so it leaves this empty.
-  std::vector<std::string> unsupported;
   // Every verbs flag as typed ("-d mlx5_0"), for the notes a non-verbs
   // transport prints ("ignored").
   std::vector<std::string> typed;

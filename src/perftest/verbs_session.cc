@@ -67,10 +67,6 @@ verbs::QpType VerbsSession::qp_type() const {
 Result<std::unique_ptr<VerbsSession>> VerbsSession::Open(const bench::BenchParams& params,
                                                          const bench::EffectiveSettings& settings,
                                                          OobLink link) {
-  if (!params.verbs.unsupported.empty()) {
-    return NotSupported(fmt::format("{}: not supported by xfer's verbs path yet",
-                                    fmt::join(params.verbs.unsupported, ", ")));
-  }
   auto device = verbs::DeviceContext::Open(params.verbs.device, params.verbs.ib_port);
   if (!device.ok()) return device.status();
   std::unique_ptr<VerbsSession> session(

@@ -38,10 +38,10 @@ struct AgreedSettings {
 
 class VerbsSession {
  public:
-  // Opens the device and port of params.verbs, checks the flags the verbs
-  // path cannot honour, and runs the prologue (P1-P5) over `link`.
+  // Opens the device and port of params.verbs and runs the prologue
+  // (P1-P5) over `link`. The CLI has refused the flags no path implements.
   // Errors: the device's (no device, unknown, port down), kNotSupported for
-  // an unsupported flag, the link's, kProtocolError for a peer that does
+  // a peer older than perftest 5.70, the link's, kProtocolError for a peer that does
   // not speak perftest, kInvalidArgument for a negotiated mismatch.
   static Result<std::unique_ptr<VerbsSession>> Open(const bench::BenchParams& params,
                                                     const bench::EffectiveSettings& settings,
