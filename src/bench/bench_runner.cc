@@ -38,9 +38,17 @@ LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
   config.margin_s = step.window.margin_s;
   config.is_server = is_server;
   config.timeout = step.params.timeout;
+  OobChannel& oob = *step.session.oob;
   if (is_server && step.params.duration_s > 0) {
     // The client's next out-of-band message (Done) means it has stopped.
-    config.stop = [&step] { return step.session.oob->Readable(); };
+    config.watch_peer = [&oob] { return oob.WatchPeer(); };
+  } else {
+    // Only a failing peer ends the wait: its Abort, or its end of stream.
+    config.watch_peer = [&oob]() -> Result<bool> {
+      auto waiting = oob.WatchPeer();
+      if (!waiting.ok()) return waiting.status();
+      return false;
+    };
   }
   return config;
 }

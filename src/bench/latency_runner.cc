@@ -78,20 +78,42 @@ Status WaitOrCancel(Session& session, TransferRequest& request, std::chrono::mil
   return status;
 }
 
+// Paces config.watch_peer to once per kWatchPeriodNs while a side waits.
+class PeerWatch {
+ public:
+  explicit PeerWatch(const LatencyConfig& config) : config_(config), next_ns_(NowNs()) {}
+  // Whether the peer has finished; the error that ends the wait.
+  Result<bool> Check(uint64_t now_ns) {
+    if (!config_.watch_peer || now_ns < next_ns_) return false;
+    next_ns_ = now_ns + kWatchPeriodNs;
+    return config_.watch_peer();
+  }
+
+ private:
+  static constexpr uint64_t kWatchPeriodNs = 1'000'000;
+  const LatencyConfig& config_;
+  uint64_t next_ns_;
+};
+
 // Spins until the peer's WRITE has landed sequence number `expected` in the
-// last byte of the receive slot. Sets `stopped` instead when config.stop
-// says the peer has finished.
+// last byte of the receive slot. Sets `stopped` instead when
+// config.watch_peer says the peer has finished; fails at once when it says
+// the peer is gone.
 Status AwaitByte(const volatile uint8_t* byte, uint8_t expected, const LatencyConfig& config,
                  uint64_t seq, bool& stopped) {
   uint64_t spins = 0;
   const uint64_t give_up = NowNs() + ToNs(config.timeout);
+  PeerWatch watch(config);
   while (*byte != expected) {
     if ((++spins % kSpinsPerCheck) != 0) continue;
-    if (config.stop && config.stop()) {
+    const uint64_t now = NowNs();
+    auto finished = watch.Check(now);
+    if (!finished.ok()) return finished.status();
+    if (*finished) {
       stopped = true;
       return Status::Ok();
     }
-    if (NowNs() > give_up) {
+    if (now > give_up) {
       return Timeout(fmt::format("peer's write #{} did not arrive within {} ms", seq,
                                  config.timeout.count()));
     }
@@ -165,14 +187,18 @@ Status SendLatency::PrePost() { return PostReceive(); }
 // quietly (stopped = true) once the client has finished.
 Status SendLatency::AwaitReceive(bool& stopped) {
   const uint64_t give_up = NowNs() + ToNs(config_.timeout);
+  PeerWatch watch(config_);
   while (!receive_.done()) {
     (void)receive_.Wait(std::chrono::milliseconds(1));
     if (receive_.done()) break;
-    if (config_.stop && config_.stop()) {
+    const uint64_t now = NowNs();
+    auto finished = watch.Check(now);
+    if (!finished.ok()) return finished.status();
+    if (*finished) {
       stopped = true;
       return Status::Ok();
     }
-    if (NowNs() > give_up) {
+    if (now > give_up) {
       return Timeout(fmt::format("no message from the peer within {} ms", config_.timeout.count()));
     }
   }

@@ -23,9 +23,12 @@ struct LatencyConfig {
   double margin_s = 0;
   bool is_server = false;
   std::chrono::milliseconds timeout{10000};
-  // Duration mode, server side: true once the client has finished (its
-  // next out-of-band message is waiting). The client decides when to stop.
-  std::function<bool()> stop;
+  // Asked about once a millisecond while a side waits on its peer: false
+  // to go on waiting, true when the peer has finished (duration mode,
+  // server side: the client decides when to stop), or the error that ends
+  // the wait (the peer died: kConnectionLost, or its Abort reason). None:
+  // only --timeout ends a wait.
+  std::function<Result<bool>()> watch_peer;
 };
 
 struct LatencySamples {

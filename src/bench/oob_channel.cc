@@ -1,8 +1,11 @@
 #include "bench/oob_channel.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <bit>
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -309,6 +312,23 @@ Status OobChannel::CheckPeer() {
   auto body = Recv(kAbort);  // an Abort comes back as its reason
   return body.ok() ? ProtocolError("out-of-band: unexpected message from the peer")
                    : body.status();
+}
+
+Result<bool> OobChannel::WatchPeer() {
+  if (!Readable()) return false;
+  // The frame's length (4), the magic (4) and the type: enough to tell an
+  // Abort without consuming anything else.
+  uint8_t head[9];
+  const ssize_t n = ::recv(socket_.fd(), head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
+  if (n <= 0) {
+    return ConnectionLost(fmt::format(
+        "the peer closed the out-of-band connection ({}); it failed or was stopped",
+        n == 0 ? "end of stream" : std::strerror(errno)));
+  }
+  if (static_cast<size_t>(n) < sizeof(head)) return true;  // the rest is on its way
+  if (head[8] == kAbort) return CheckPeer().WithContext("during the run");
+  return true;
 }
 
 bool OobChannel::Readable() {

@@ -93,6 +93,15 @@ class OobChannel {
   // that ends a duration-mode ping-pong on the server.
   bool Readable();
 
+  // Non-blocking, for a side that polls memory while its peer may fail:
+  // reads nothing unless the peer's next message is an Abort. True when
+  // another message is waiting (the duration-mode client's Done, or the
+  // next step's barrier while the last write is still landing), false when
+  // none is. Errors: the Abort's reason (kConnectionLost "peer failed:
+  // ..."), kConnectionLost once the peer has closed the connection (it died
+  // or stopped), so a dead peer is reported at once, not at --timeout.
+  Result<bool> WatchPeer();
+
   // Non-blocking: OK while nothing is waiting. For a side that waits on
   // something else (the engine) while its peer may give up: the peer's
   // Abort reason or EOF (kConnectionLost), kProtocolError for any other

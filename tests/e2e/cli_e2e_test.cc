@@ -261,6 +261,47 @@ TEST(CliFailureTest, ServerKilledMidRunIsReportedNotWaitedFor) {
   EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 12s);
 }
 
+// Issue 9, defect 2: a latency test whose peer is killed mid-run says so at
+// once (write_lat used to poll its memory until --timeout and then blame a
+// write that "did not arrive"). Each side is killed in turn.
+using KillCase = std::tuple<std::string, std::string, bool>;  // test, transport, kill server
+
+class KilledLatencyPeerTest : public ::testing::TestWithParam<KillCase> {};
+
+TEST_P(KilledLatencyPeerTest, TheSurvivorReportsALostConnectionAtOnce) {
+  const auto& [test, transport, kill_server] = GetParam();
+  const std::string port = std::to_string(FreePort());
+  // --timeout 10 s is the default; the survivor must not need it.
+  const std::vector<std::string> args = {test, "--transport", transport, "-p", port, "-D", "6"};
+  Process server(args);
+  auto client_args = args;
+  client_args.push_back("127.0.0.1");
+  Process client(client_args);
+  std::this_thread::sleep_for(1500ms);
+  Process& victim = kill_server ? server : client;
+  Process& survivor = kill_server ? client : server;
+  victim.Kill();
+  const auto killed_at = std::chrono::steady_clock::now();
+  ProcessResult result = survivor.Wait(20s);
+  const auto waited = std::chrono::steady_clock::now() - killed_at;
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("connection lost"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("did not arrive"), std::string::npos) << result.err;
+  EXPECT_LT(waited, 3s) << result.err;
+}
+
+std::string KillCaseName(const ::testing::TestParamInfo<KillCase>& kill) {
+  return std::get<0>(kill.param) + "_" + std::get<1>(kill.param) +
+         (std::get<2>(kill.param) ? "_server_killed" : "_client_killed");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LatencyTests, KilledLatencyPeerTest,
+    ::testing::Combine(::testing::Values("write_lat", "send_lat", "read_lat"),
+                       ::testing::Values("shm", "tcp"), ::testing::Bool()),
+    KillCaseName);
+
 // Garbage on the out-of-band port is turned away with a line that says
 // why; the server then waits on, until --accept_timeout.
 TEST(CliFailureTest, GarbageOnTheOutOfBandPortIsRejected) {
