@@ -1,5 +1,13 @@
 #include "bench/loopback.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
 #include "bench/bench_runner.h"
 #include "bench/child_process.h"
 #include "common/socket.h"
@@ -17,6 +25,51 @@ class SilentObserver final : public BenchObserver {
   void OnLatencyDuration(const LatDurationResult&) override {}
 };
 
+// Stands in for the server once the child has exited: accepts every
+// connection the client makes and closes it at once, so the client fails
+// with a lost connection instead of retrying its connect until --timeout.
+// It shares the listening socket with the child and touches it only after
+// the child is gone.
+class StandInAfterChild {
+ public:
+  StandInAfterChild(const Listener& listener, int child_exit_fd) {
+    if (::pipe2(stop_, O_CLOEXEC) != 0) return;
+    thread_ = std::thread([this, fd = listener.fd(), child_exit_fd] { Serve(fd, child_exit_fd); });
+  }
+  ~StandInAfterChild() {
+    if (thread_.joinable()) {
+      const char stop = 0;
+      (void)!::write(stop_[1], &stop, 1);
+      thread_.join();
+    }
+    for (int fd : stop_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  StandInAfterChild(const StandInAfterChild&) = delete;
+  StandInAfterChild& operator=(const StandInAfterChild&) = delete;
+
+ private:
+  void Serve(int listen_fd, int child_exit_fd) const {
+    if (!WaitReadable(child_exit_fd)) return;
+    while (WaitReadable(listen_fd)) {
+      const int accepted = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (accepted >= 0) ::close(accepted);
+    }
+  }
+  // Whether `fd` became readable before the stop request.
+  bool WaitReadable(int fd) const {
+    pollfd fds[2] = {{fd, POLLIN, 0}, {stop_[0], POLLIN, 0}};
+    while (::poll(fds, 2, -1) < 0) {
+      if (errno != EINTR) return false;
+    }
+    return fds[1].revents == 0;
+  }
+
+  int stop_[2] = {-1, -1};
+  std::thread thread_;
+};
+
 }  // namespace
 
 Status RunLoopback(const BenchParams& params, BenchObserver& observer) {
@@ -31,8 +84,9 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer,
   server.role = Role::kServer;
   server.accept_timeout = params.timeout;
   // Forked before any engine or thread exists in this process. The child's
-  // observer stays quiet: the parent prints the table.
-  auto child = ForkChild(
+  // observer stays quiet: the parent prints the table, and the child's
+  // error comes back through Finish, so that it is printed once.
+  auto child = ChildProcess::Fork(
       [&] {
         SilentObserver silent;
         return roles.serve(server, *listener, silent);
@@ -44,10 +98,13 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer,
   client.role = Role::kClient;
   client.server_host = "127.0.0.1";
   client.port = listener->local_address().port;
+  Status status;
+  {
+    StandInAfterChild stand_in(*listener, child->exit_fd());
+    status = roles.run_client(client, observer);
+  }
   listener->Close();
-  Status status = roles.run_client(client, observer);
-  Status reaped = ReapChild(*child, params.timeout, "loopback server");
-  return status.ok() ? reaped : status;
+  return child->Finish(status, params.timeout);
 }
 
 }  // namespace xfer::bench

@@ -17,9 +17,12 @@ namespace xfer::bench {
 // Binds the out-of-band channel on params.port of 127.0.0.1 (0, the CLI's
 // default without -p: a free port, so parallel runs cannot collide), forks
 // the server, runs the client. The child prints nothing; its failure comes
-// back as this call's error. Errors: binding's (the port in use), else the
-// client's, else the server's, else kTimeout when the child does not exit
-// within params.timeout after the client finished.
+// back as this call's error, and a child that has exited is noticed at once
+// (the client's connect is answered and closed rather than refused until
+// --timeout). Errors: binding's (the port in use); the server's own error
+// when the client only lost its connection to it; else the client's, with
+// the server killed; else the server's; kTimeout when the child does not
+// exit within params.timeout after the client finished.
 Status RunLoopback(const BenchParams& params, BenchObserver& observer);
 
 // The two halves of a loopback run, for a benchmark path other than the

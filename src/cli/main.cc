@@ -116,16 +116,13 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
     // Forked before this process starts any thread (StopSignal's included).
     auto launched = xfer::matrix::LoopbackTarget::Launch(config, fingerprint);
     if (!launched.ok()) return Fail("matrix", launched.status());
-    target.emplace(*launched);
+    target.emplace(std::move(*launched));
     run.host = "127.0.0.1";
     run.port = target->port();
   }
   xfer::StopSignal stop;
   xfer::Status status = xfer::matrix::RunMatrixInitiator(run, fingerprint, reporter, stop.flag());
-  if (target) {
-    xfer::Status reaped = target->Reap(config.timeout);
-    if (status.ok()) status = reaped;
-  }
+  if (target) status = target->Finish(status, config.timeout);
   if (xfer::Status files = reporter.status(); status.ok() && !files.ok()) status = files;
   if (!status.ok()) {
     Fail("matrix", status);

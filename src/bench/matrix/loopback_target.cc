@@ -2,7 +2,6 @@
 
 #include <signal.h>
 
-#include "bench/child_process.h"
 #include "bench/matrix/matrix_target.h"
 #include "common/socket.h"
 
@@ -16,7 +15,7 @@ Result<LoopbackTarget> LoopbackTarget::Launch(const MatrixConfig& config,
   MatrixConfig target = config;
   target.role = Role::kTarget;
   target.accept_timeout = config.timeout;
-  auto child = bench::ForkChild(
+  auto child = bench::ChildProcess::Fork(
       [&] {
         signal(SIGINT, SIG_IGN);
         return RunMatrixTarget(target, fingerprint, *listener, [](const std::string&) {});
@@ -24,11 +23,11 @@ Result<LoopbackTarget> LoopbackTarget::Launch(const MatrixConfig& config,
       "loopback target");
   if (!child.ok()) return child.status();
   listener->Close();
-  return LoopbackTarget(*child, port);
+  return LoopbackTarget(std::move(*child), port);
 }
 
-Status LoopbackTarget::Reap(std::chrono::milliseconds timeout) {
-  return bench::ReapChild(child_, timeout, "loopback target");
+Status LoopbackTarget::Finish(const Status& initiator, std::chrono::milliseconds timeout) {
+  return child_.Finish(initiator, timeout);
 }
 
 }  // namespace xfer::matrix

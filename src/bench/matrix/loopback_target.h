@@ -4,11 +4,10 @@
 #ifndef XFER_BENCH_MATRIX_LOOPBACK_TARGET_H_
 #define XFER_BENCH_MATRIX_LOOPBACK_TARGET_H_
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <cstdint>
 
+#include "bench/child_process.h"
 #include "bench/matrix/host_fingerprint.h"
 #include "bench/matrix/matrix_config.h"
 #include "xfer/status.h"
@@ -19,21 +18,23 @@ class LoopbackTarget {
  public:
   // Binds the control port and forks the target. Call it before this
   // process starts any thread. The child ignores SIGINT (the initiator
-  // handles it and tells the child) and prints only its errors.
+  // handles it and tells the child) and prints nothing: Finish returns its
+  // error.
   static Result<LoopbackTarget> Launch(const MatrixConfig& config,
                                        const HostFingerprint& fingerprint);
 
   // The port the initiator connects to on 127.0.0.1.
   uint16_t port() const { return port_; }
 
-  // Waits for the child within `timeout`, killing it if it overstays.
-  // Errors: kTimeout, kInternal (the child failed; its message is on
-  // stderr). Call exactly once.
-  Status Reap(std::chrono::milliseconds timeout);
+  // Ends the run: the root cause of `initiator`'s outcome and the
+  // target's (bench::ChildProcess::Finish): the target's own error when
+  // the initiator only lost it. Call exactly once.
+  Status Finish(const Status& initiator, std::chrono::milliseconds timeout);
 
  private:
-  LoopbackTarget(pid_t child, uint16_t port) : child_(child), port_(port) {}
-  pid_t child_;
+  LoopbackTarget(bench::ChildProcess child, uint16_t port)
+      : child_(std::move(child)), port_(port) {}
+  bench::ChildProcess child_;
   uint16_t port_;
 };
 
