@@ -121,12 +121,38 @@ class Engine {
   virtual Result<MemoryRegion> RegisterMemory(void* address, size_t length,
                                               const MemoryOptions& options) = 0;
 
-  // Removes a region; memory the engine allocated is freed. Later remote
-  // accesses to it fail with kOutOfRange on transports that check at the
-  // target (tcp); callers must quiesce transfers first. The verbs transport
-  // keeps a region it registered with the device (and its pinned pages)
-  // until that connection closes, so do not register new memory at the same
-  // addresses while such a connection is up. Errors: kNotFound.
+  // Removes a region and revokes it from every connected peer; memory the
+  // engine allocated is freed. The guarantee: once this returns OK, no peer
+  // reads or writes a byte of the region through this engine, on any
+  // transport, and none ever will. In detail:
+  //   - A peer transfer that starts after the call fails: shm and tcp
+  //     refuse it with kOutOfRange naming the region (shm from Submit, with
+  //     nothing started; tcp as the request's final status); on verbs the
+  //     region's memory registration is gone, so the target's device
+  //     refuses it and the request completes with kPermissionDenied (a
+  //     remote access error), which also puts that connection's queue pair
+  //     in the error state: its later requests fail with kConnectionLost.
+  //     In every case the region's memory is untouched.
+  //   - A peer transfer racing with the call either fails as above or
+  //     completes; if it moves bytes, it does so before this returns.
+  //   - This may block until those racing transfers finish: for shm the
+  //     peer's copies already admitted, for tcp the request being served,
+  //     for verbs ibv_dereg_mr; at most io_timeout in all, plus up to
+  //     connect_timeout behind connections being established (so that a
+  //     peer connecting meanwhile cannot keep the region).
+  //   - Disconnecting a peer revokes every region from it likewise (shm
+  //     waits up to io_timeout for its copies under way).
+  // Errors: kNotFound (no such region). kTimeout: a peer's transfer under
+  // way had not finished within io_timeout; the region is deregistered
+  // anyway and later transfers fail as above. Over tcp that peer's
+  // connection was failed, which ended the transfer: the guarantee holds.
+  // Over shm the peer is stalled (or died) mid-copy: memory the engine
+  // allocated is freed anyway, and the copy can only land in pages this
+  // process no longer maps; memory the caller registered may still receive
+  // that one copy, so keep it allocated until that peer has exited or
+  // disconnected. kIoError: the RDMA device refused to deregister the
+  // region, which then stays reachable over that connection; keep caller
+  // memory allocated until it closes.
   virtual Status DeregisterMemory(const MemoryRegion& region) = 0;
 
   // Connects to the engine listening at `address` ("host:port") and

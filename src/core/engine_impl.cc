@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "common/request_access.h"
 
 namespace xfer::core {
@@ -51,13 +53,17 @@ void EngineImpl::AcceptLoop() {
     if (!socket.ok()) continue;  // timeouts are the idle case
     // The handshake runs here, bounded by connect_timeout: a peer that
     // stalls delays the next accept by at most that long.
+    std::shared_lock setup(setup_mu_);
     auto connection = AcceptFromPeer(Context(), std::move(socket.value()));
-    std::lock_guard lock(accepted_mu_);
     if (!connection.ok()) {
+      std::lock_guard lock(accepted_mu_);
       last_accept_error_ = connection.status().ToString();
       continue;
     }
-    accepted_.push_back(AddPeer(std::move(connection.value())));
+    const PeerId id = AddPeer(std::move(connection.value()));
+    setup.unlock();
+    std::lock_guard lock(accepted_mu_);
+    accepted_.push_back(id);
     accepted_cv_.notify_all();
   }
 }
@@ -85,12 +91,31 @@ Result<MemoryRegion> EngineImpl::RegisterMemory(void* address, size_t length,
 }
 
 Status EngineImpl::DeregisterMemory(const MemoryRegion& region) {
-  return memory_.Deregister(region);
+  std::unique_lock setup(setup_mu_);
+  return memory_.Deregister(region, [this](const transport::LocalRegionView& view) {
+    std::vector<std::shared_ptr<PeerConnection>> peers;
+    {
+      std::shared_lock lock(peers_mu_);
+      for (const auto& [id, connection] : peers_) peers.push_back(connection);
+    }
+    // One deadline for all: a stalled peer costs io_timeout once, not per peer.
+    const Deadline deadline = Deadline::After(options_.io_timeout);
+    Status first_failure;
+    for (const auto& connection : peers) {
+      Status status = connection->endpoint().Revoke(view, deadline);
+      if (!status.ok() && first_failure.ok()) {
+        first_failure = status.WithContext(fmt::format(
+            "revoking region {} from peer '{}'", view.id, connection->info().name));
+      }
+    }
+    return first_failure;
+  });
 }
 
 Result<PeerId> EngineImpl::Connect(std::string_view address, const ConnectOptions& options) {
   auto where = ParseHostPort(address);
   if (!where.ok()) return where.status();
+  std::shared_lock setup(setup_mu_);
   auto connection = ConnectToPeer(Context(), *where, options);
   if (!connection.ok()) return connection.status();
   return AddPeer(std::move(connection.value()));

@@ -52,6 +52,14 @@ class EngineImpl final : public Engine {
   const PeerIdentity identity_;
   const TransportList transports_;
   MemoryRegistry memory_;
+
+  // Held shared by each connection being established, from the registry
+  // snapshot it announces to the peer until it is in peers_; exclusively
+  // by DeregisterMemory, so that every connection that announced a region
+  // is in peers_ when the region is revoked. (glibc's rwlock lets readers
+  // past a waiting writer, so an engine connecting to its own listener,
+  // both sides reading, cannot deadlock behind a DeregisterMemory.)
+  std::shared_mutex setup_mu_;
   std::unique_ptr<Listener> listener_;  // null when not listening
 
   mutable std::shared_mutex peers_mu_;

@@ -120,7 +120,9 @@ bool MemoryRegistry::OverlapsLocked(uint64_t address, uint64_t length) const {
   return AddressOf(prev.address) + prev.length > address;
 }
 
-Status MemoryRegistry::Deregister(const MemoryRegion& region) {
+Status MemoryRegistry::Deregister(
+    const MemoryRegion& region,
+    const std::function<Status(const transport::LocalRegionView&)>& withdraw) {
   Entry removed;
   {
     std::unique_lock lock(mu_);
@@ -131,8 +133,9 @@ Status MemoryRegistry::Deregister(const MemoryRegion& region) {
     removed = it->second;
     by_address_.erase(it);
   }
+  Status withdrawn = withdraw(removed.view);
   Release(removed);
-  return Status::Ok();
+  return withdrawn;
 }
 
 Status MemoryRegistry::Check(uint64_t address, uint64_t length, Access needed) const {

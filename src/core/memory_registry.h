@@ -5,6 +5,7 @@
 #define XFER_CORE_MEMORY_REGISTRY_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <shared_mutex>
 #include <vector>
@@ -29,8 +30,14 @@ class MemoryRegistry final : public transport::LocalMemory {
   Result<MemoryRegion> Allocate(size_t length, const MemoryOptions& options);
   // Errors: kInvalidArgument (null, zero length, wraps, overlaps).
   Result<MemoryRegion> Register(void* address, size_t length, Access access);
-  // Errors: kNotFound (no live region with that id and address).
-  Status Deregister(const MemoryRegion& region);
+  // Removes the region from the table, so that every later Check and
+  // Snapshot misses it, then calls `withdraw` with it (the engine revokes
+  // it from its connections there), then frees memory the registry
+  // allocated, whatever `withdraw` returned. Returns withdraw's status.
+  // `withdraw` runs without the registry's lock held. Errors: kNotFound (no
+  // live region with that id and address), or withdraw's.
+  Status Deregister(const MemoryRegion& region,
+                    const std::function<Status(const transport::LocalRegionView&)>& withdraw);
 
   Status Check(uint64_t address, uint64_t length, Access needed) const override;
   std::vector<transport::LocalRegionView> Snapshot() const override;

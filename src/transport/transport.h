@@ -69,6 +69,18 @@ class Endpoint {
                           uint32_t stream) = 0;
   virtual Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) = 0;
 
+  // Withdraws a local region from the peer. The engine's DeregisterMemory
+  // calls it on every connection after removing `region` from its table
+  // (so no later check admits it) and before freeing or handing back its
+  // memory. On return this endpoint reads and writes none of the region's
+  // bytes on the peer's behalf any more: a peer access already under way
+  // has finished, a later one fails (each transport says with what). Also
+  // called after Close(), which the peer may not have noticed yet. A region
+  // the peer was never told of is OK at once. Thread-safe against posts.
+  // Errors: kTimeout when a peer access under way had not finished by
+  // `deadline`; each transport says what that leaves.
+  virtual Status Revoke(const LocalRegionView& region, Deadline deadline) = 0;
+
   // Idempotent. Stops progress, fails in-flight requests with
   // kConnectionLost, releases sockets and mappings. The destructor calls it.
   virtual void Close() = 0;

@@ -49,10 +49,31 @@ TEST(MemoryRegistryTest, RegisterRejectsOverlapAndDeregisterForgets) {
   EXPECT_NE(first->id, second->id);
   EXPECT_EQ(registry.Snapshot()[0].fd, -1);
 
-  ASSERT_TRUE(registry.Deregister(*first).ok());
+  auto withdraw = [](const transport::LocalRegionView&) { return Status::Ok(); };
+  ASSERT_TRUE(registry.Deregister(*first, withdraw).ok());
   EXPECT_EQ(registry.Check(Addr(buffer.data()), 1, Access::kNone).code(), StatusCode::kOutOfRange);
-  EXPECT_EQ(registry.Deregister(*first).code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry.Deregister(*first, withdraw).code(), StatusCode::kNotFound);
   EXPECT_EQ(DescribeRegions(registry.Snapshot()).size(), 1u);
+}
+
+TEST(MemoryRegistryTest, DeregisterWithdrawsAfterRemovalAndFreesEvenWhenWithdrawFails) {
+  MemoryRegistry registry;
+  auto region = registry.Allocate(4096, {});
+  ASSERT_TRUE(region.ok());
+  bool called = false;
+  Status status = registry.Deregister(*region, [&](const transport::LocalRegionView& view) {
+    called = true;
+    EXPECT_EQ(view.id, region->id);
+    // Withdrawn only once no check can admit the region any more.
+    EXPECT_EQ(registry.Check(Addr(region->address), 1, Access::kNone).code(),
+              StatusCode::kOutOfRange);
+    EXPECT_TRUE(registry.Snapshot().empty());
+    return Timeout("a peer stalled");
+  });
+  EXPECT_TRUE(called);
+  EXPECT_EQ(status.code(), StatusCode::kTimeout);
+  EXPECT_EQ(registry.Deregister(*region, [](const auto&) { return Status::Ok(); }).code(),
+            StatusCode::kNotFound);
 }
 
 TEST(MemoryRegistryTest, RejectsZeroLengthAndNull) {

@@ -66,7 +66,9 @@ Result<void*> MapShared(const RemoteRegion& region, int fd, size_t& map_length) 
 PeerMapping::~PeerMapping() { Release(); }
 
 PeerMapping::PeerMapping(PeerMapping&& other) noexcept
-    : regions_(std::move(other.regions_)), mappings_(std::move(other.mappings_)) {
+    : regions_(std::move(other.regions_)),
+      mappings_(std::move(other.mappings_)),
+      revocations_(std::move(other.revocations_)) {
   other.regions_.clear();
   other.mappings_.clear();
 }
@@ -76,6 +78,7 @@ PeerMapping& PeerMapping::operator=(PeerMapping&& other) noexcept {
     Release();
     regions_ = std::move(other.regions_);
     mappings_ = std::move(other.mappings_);
+    revocations_ = std::move(other.revocations_);
     other.regions_.clear();
     other.mappings_.clear();
   }
@@ -86,13 +89,21 @@ void PeerMapping::Release() {
   regions_.clear();
   for (const Mapping& m : mappings_) munmap(m.base, m.length);
   mappings_.clear();
+  revocations_ = RevocationTable();
 }
 
 Result<PeerMapping> PeerMapping::Create(const RemoteMemory& remote,
-                                        std::vector<SharedRegion> shared) {
+                                        std::vector<SharedRegion> shared,
+                                        RevocationTable revocations) {
+  if (revocations.size() != remote.regions().size()) {
+    return Internal("shm: the peer's revocation table was not mapped against its region table");
+  }
   PeerMapping mapping;
-  for (const RemoteRegion& r : remote.regions()) {
-    mapping.regions_.push_back(PeerRegion{r.address, r.length, r.access, nullptr});
+  mapping.revocations_ = std::move(revocations);
+  for (size_t i = 0; i < remote.regions().size(); ++i) {
+    const RemoteRegion& r = remote.regions()[i];
+    mapping.regions_.push_back(
+        PeerRegion{r.address, r.length, r.access, nullptr, &mapping.revocations_.slot(i)});
   }
   for (const SharedRegion& s : shared) {
     auto it = std::lower_bound(mapping.regions_.begin(), mapping.regions_.end(), s.region.address,

@@ -9,6 +9,7 @@
 
 #include "transport/remote_memory.h"
 #include "transport/shm/region_table.h"
+#include "transport/shm/revocation_table.h"
 #include "xfer/memory.h"
 #include "xfer/status.h"
 
@@ -23,6 +24,9 @@ struct PeerRegion {
   // registered memory it did not get from the engine (no descriptor): such a
   // region is reached with process_vm_readv/writev on the peer's pid.
   uint8_t* mapped = nullptr;
+  // The region's row in the peer's revocation table: every copy, mapped or
+  // process_vm, is bracketed by BeginCopy/EndCopy on it.
+  RevocationSlot* revocation = nullptr;
 };
 
 // Owns the mappings; unmaps them on destruction or Release(). Move-only.
@@ -38,13 +42,15 @@ class PeerMapping {
   PeerMapping(const PeerMapping&) = delete;
   PeerMapping& operator=(const PeerMapping&) = delete;
 
-  // Records every region of `remote` and maps those in `shared` (validated
-  // rows of `remote`, see ReceiveRegionTable) read+write, MAP_SHARED. Each
-  // descriptor must be a regular file at least as long as its region; the
-  // descriptors are closed once mapped. Errors: kProtocolError (a descriptor
-  // that is not a mappable file of the right size), kResourceExhausted
-  // (out of address space or memory).
-  static Result<PeerMapping> Create(const RemoteMemory& remote, std::vector<SharedRegion> shared);
+  // Records every region of `remote`, each with its slot of `revocations`
+  // (the peer's table, mapped against `remote`), and maps those in `shared`
+  // (validated rows of `remote`, see ReceiveRegionTable) read+write,
+  // MAP_SHARED. Each descriptor must be a regular file at least as long as
+  // its region; the descriptors are closed once mapped. Errors:
+  // kProtocolError (a descriptor that is not a mappable file of the right
+  // size), kResourceExhausted (out of address space or memory).
+  static Result<PeerMapping> Create(const RemoteMemory& remote, std::vector<SharedRegion> shared,
+                                    RevocationTable revocations);
 
   // The peer region holding all of [address, address + length) and granting
   // `needed`. Allocation-free and syscall-free on success: the posting hot
@@ -59,7 +65,8 @@ class PeerMapping {
     return region.mapped + (address - region.address);
   }
 
-  // Unmaps everything now; afterwards Resolve() finds nothing. Idempotent.
+  // Unmaps everything now, the revocation table included; afterwards
+  // Resolve() finds nothing. Idempotent.
   void Release();
 
  private:
@@ -70,6 +77,7 @@ class PeerMapping {
 
   std::vector<PeerRegion> regions_;  // sorted by address, non-overlapping
   std::vector<Mapping> mappings_;    // what Release() unmaps
+  RevocationTable revocations_;      // the slots regions_ point into
 };
 
 }  // namespace xfer::transport::shm

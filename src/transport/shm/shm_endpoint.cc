@@ -1,5 +1,7 @@
 #include "transport/shm/shm_endpoint.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -33,8 +35,14 @@ Status Closed() { return ConnectionLost("shm endpoint closed"); }
 
 }  // namespace
 
-ShmEndpoint::ShmEndpoint(PeerMapping mapping, int peer_pid, std::unique_ptr<MessageChannel> channel)
-    : mapping_(std::move(mapping)), peer_pid_(peer_pid), channel_(std::move(channel)) {}
+ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
+                         std::unique_ptr<MessageChannel> channel,
+                         std::chrono::milliseconds io_timeout)
+    : mapping_(std::move(mapping)),
+      revocations_(std::move(revocations)),
+      peer_pid_(peer_pid),
+      channel_(std::move(channel)),
+      io_timeout_(io_timeout) {}
 
 ShmEndpoint::~ShmEndpoint() { Close(); }
 
@@ -46,6 +54,9 @@ void ShmEndpoint::Close() {
   channel_->Close();
   while (active_posts_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   mapping_.Release();
+  // A peer stalled past io_timeout is the Revoke kTimeout case; Close has
+  // no caller to tell, and the engine frees its own memory regardless.
+  (void)revocations_.RevokeAll(Deadline::After(io_timeout_));
 }
 
 Status ShmEndpoint::PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
@@ -74,6 +85,7 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
     auto region = mapping_.Resolve(entry.remote, entry.length, needed);
     if (!region.ok()) return region.status();
   }
+  XFER_RETURN_IF_ERROR(AdmitAll(entries, needed));
   internal::RequestAccess::Start(request, 1);
   Status status;
   size_t moved = 0;
@@ -83,8 +95,37 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
     if (!status.ok()) break;
     moved += entry.length;
   }
+  // Before completing, so that a deregistration the peer orders after
+  // learning of this completion does not wait on it.
+  EndAll(entries, needed);
   internal::RequestAccess::Complete(request, status, moved);
   return Status::Ok();
+}
+
+// REQUIRES (both): every entry resolved with `needed` a moment ago; the
+// mapping cannot change meanwhile (Close() waits for this post).
+Status ShmEndpoint::AdmitAll(std::span<const TransferEntry> entries, Access needed) const {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TransferEntry& entry = entries[i];
+    const PeerRegion& region = **mapping_.Resolve(entry.remote, entry.length, needed);
+    if (!BeginCopy(*region.revocation)) {
+      EndAll(entries.first(i), needed);
+      return OutOfRange(fmt::format(
+          "shm: remote range [{:#x}, +{}) lies in region id {}, which the peer has deregistered",
+          entry.remote, entry.length, region.revocation->region_id));
+    }
+  }
+  return Status::Ok();
+}
+
+void ShmEndpoint::EndAll(std::span<const TransferEntry> entries, Access needed) const {
+  for (const TransferEntry& entry : entries) {
+    EndCopy(*(*mapping_.Resolve(entry.remote, entry.length, needed))->revocation);
+  }
+}
+
+Status ShmEndpoint::Revoke(const LocalRegionView& region, Deadline deadline) {
+  return revocations_.Revoke(region.id, deadline);
 }
 
 Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& region,

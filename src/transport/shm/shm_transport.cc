@@ -7,34 +7,60 @@
 #include "transport/shm/peer_mapping.h"
 #include "transport/shm/region_table.h"
 #include "transport/shm/rendezvous.h"
+#include "transport/shm/revocation_table.h"
 #include "transport/shm/shm_endpoint.h"
 
 namespace xfer::transport {
 namespace shm {
 namespace {
 
-Result<std::vector<SharedRegion>> SwapTables(Socket& socket, const EndpointSetup& setup) {
-  if (setup.initiator) {
-    XFER_RETURN_IF_ERROR(SendRegionTable(socket, setup.announced, setup.deadline));
-    return ReceiveRegionTable(socket, setup.remote, setup.deadline);
-  }
+// What each side hands the other at setup: the regions it shares by
+// descriptor and its revocation table.
+struct PeerTables {
+  std::vector<SharedRegion> shared;
+  RevocationTable revocations;
+};
+
+Status SendTables(Socket& socket, const EndpointSetup& setup, const RevocationTable& ours) {
+  XFER_RETURN_IF_ERROR(SendRegionTable(socket, setup.announced, setup.deadline));
+  return SendRevocationTable(socket, ours, setup.deadline);
+}
+
+Result<PeerTables> ReceiveTables(Socket& socket, const EndpointSetup& setup) {
   auto shared = ReceiveRegionTable(socket, setup.remote, setup.deadline);
   if (!shared.ok()) return shared.status();
-  XFER_RETURN_IF_ERROR(SendRegionTable(socket, setup.announced, setup.deadline));
-  return shared;
+  auto revocations = ReceiveRevocationTable(socket, setup.remote, setup.deadline);
+  if (!revocations.ok()) return revocations.status();
+  return PeerTables{std::move(*shared), std::move(*revocations)};
+}
+
+Result<PeerTables> SwapTables(Socket& socket, const EndpointSetup& setup,
+                              const RevocationTable& ours) {
+  if (setup.initiator) {
+    XFER_RETURN_IF_ERROR(SendTables(socket, setup, ours));
+    return ReceiveTables(socket, setup);
+  }
+  auto theirs = ReceiveTables(socket, setup);
+  if (!theirs.ok()) return theirs.status();
+  XFER_RETURN_IF_ERROR(SendTables(socket, setup, ours));
+  return theirs;
 }
 
 Result<std::unique_ptr<Endpoint>> Connect(EndpointSetup& setup) {
   auto socket = Rendezvous(setup);
   if (!socket.ok()) return socket.status();
-  auto shared = SwapTables(*socket, setup);
-  if (!shared.ok()) return shared.status();
-  auto mapping = PeerMapping::Create(setup.remote, std::move(*shared));
+  auto ours = RevocationTable::Create(setup.announced);
+  if (!ours.ok()) return ours.status();
+  auto theirs = SwapTables(*socket, setup, *ours);
+  if (!theirs.ok()) return theirs.status();
+  auto mapping = PeerMapping::Create(setup.remote, std::move(theirs->shared),
+                                     std::move(theirs->revocations));
   if (!mapping.ok()) return mapping.status();
   auto channel = std::make_unique<MessageChannel>(std::move(*socket), setup.io_timeout);
   XFER_RETURN_IF_ERROR(channel->Start());
-  return std::unique_ptr<Endpoint>(
-      std::make_unique<ShmEndpoint>(std::move(*mapping), setup.peer_pid, std::move(channel)));
+  return std::unique_ptr<Endpoint>(std::make_unique<ShmEndpoint>(
+      std::move(*mapping), std::move(*ours), setup.peer_pid, std::move(channel),
+      setup.io_timeout));
 }
 
 }  // namespace

@@ -25,10 +25,11 @@ class ShmTransport final : public Transport {
 
   // Both sides, concurrently: meet on a private Unix socket (see
   // Rendezvous), swap tables of memfd-backed regions with their descriptors
-  // (the initiator sends first, the target receives first, so large tables
-  // cannot deadlock on full socket buffers), map the peer's, and start the
-  // message channel on the same socket. The Unix socket stays open: it
-  // carries two-sided messages and reports the peer's death.
+  // and revocation tables (the initiator sends first, the target receives
+  // first, so large tables cannot deadlock on full socket buffers), map the
+  // peer's, and start the message channel on the same socket. The Unix
+  // socket stays open: it carries two-sided messages and reports the peer's
+  // death.
   // REQUIRES: setup.control and setup.local are set.
   // Errors: kTimeout (setup.deadline), kConnectionLost, kProtocolError (the
   // peer's announcement, token, table or descriptors are malformed or do

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "common/clock.h"
 #include "common/request_access.h"
@@ -22,6 +23,37 @@ void* AsPointer(uint64_t address) {
 }
 
 }  // namespace
+
+// Brackets the service of one WRITE or READ in serving_ (see there).
+class Responder::ServingScope {
+ public:
+  explicit ServingScope(std::atomic<uint64_t>& serving) : serving_(serving) {
+    serving_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  // Release: the request's memory accesses happen before a Fence() that
+  // sees the count move on.
+  ~ServingScope() { serving_.fetch_add(1, std::memory_order_release); }
+  ServingScope(const ServingScope&) = delete;
+  ServingScope& operator=(const ServingScope&) = delete;
+
+ private:
+  std::atomic<uint64_t>& serving_;
+};
+
+Status Responder::Fence(Deadline deadline) {
+  const uint64_t seen = serving_.load(std::memory_order_seq_cst);
+  if (seen % 2 == 0) return Status::Ok();
+  Status status;
+  while (serving_.load(std::memory_order_acquire) == seen) {
+    if (status.ok() && deadline.expired()) {
+      status = Timeout("tcp: a peer request into a deregistered region was still being served "
+                       "at the deadline; the connection was failed to end it");
+      connection_.Fail(status);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return status;
+}
 
 Responder::Responder(Connection& connection) : connection_(connection) {
   incoming_.reserve(connection_.incoming().size());
@@ -96,6 +128,7 @@ Status Responder::HandleRequest(Incoming& in, const FrameHeader& header) {
 }
 
 Status Responder::ServeWrite(Incoming& in, const FrameHeader& header) {
+  ServingScope serving(serving_);
   Status verdict =
       connection_.local().Check(header.remote_address, header.length, Access::kRemoteWrite);
   // Refused payloads are discarded (null destination): memory untouched.
@@ -109,6 +142,7 @@ Status Responder::ServeWrite(Incoming& in, const FrameHeader& header) {
 }
 
 Status Responder::ServeRead(Incoming& in, const FrameHeader& header) {
+  ServingScope serving(serving_);
   Status verdict =
       connection_.local().Check(header.remote_address, header.length, Access::kRemoteRead);
   FrameHeader reply = header;

@@ -19,6 +19,8 @@
 
 #include <poll.h>
 
+#include <atomic>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -43,7 +45,19 @@ class Responder {
   // Idempotent. REQUIRES: not called from the thread itself.
   void Join();
 
+  // Returns once no WRITE or READ this thread checked against the local
+  // registry before the call is still touching memory. Called after a
+  // region left the registry: every later check refuses it, so on return
+  // the region is out of this thread's reach. Waits at most until
+  // `deadline` for the request being served (a payload the peer trickles
+  // in); then fails the connection, which shuts the sockets and so ends
+  // that request promptly, waits for it, and returns kTimeout.
+  // Thread-safe; REQUIRES: not called from the thread itself.
+  Status Fence(Deadline deadline);
+
  private:
+  class ServingScope;
+
   // One socket the peer opened, with its reader and unsent responses.
   struct Incoming {
     explicit Incoming(Socket& s) : socket(&s), reader(s) {}
@@ -76,6 +90,12 @@ class Responder {
   int CheckStalls();
 
   Connection& connection_;
+  // Odd while a WRITE or READ is being served: raised before its registry
+  // check and again once its memory is no longer touched. Sequentially
+  // consistent raise before the check, so that Fence(), which loads it
+  // after the region left the registry, sees every request whose check
+  // still found the region (the registry's lock orders the two).
+  std::atomic<uint64_t> serving_{0};
   std::vector<pollfd> fds_;
   std::vector<Incoming> incoming_;
   std::thread thread_;

@@ -123,6 +123,10 @@ Status TcpEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& req
   return status;
 }
 
+Status TcpEndpoint::Revoke(const LocalRegionView& /*region*/, Deadline deadline) {
+  return responder_.Fence(deadline);
+}
+
 void TcpEndpoint::Close() {
   std::lock_guard lock(close_mu_);
   if (joined_) return;

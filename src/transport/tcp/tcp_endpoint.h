@@ -63,6 +63,14 @@ class TcpEndpoint final : public Endpoint {
   // Queues a receive for the peer's next SEND. Errors: kConnectionLost.
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
 
+  // The responder checks every peer request against the engine's registry,
+  // which no longer holds `region`, so later ones are refused with
+  // kOutOfRange; this waits for a request checked before (see
+  // Responder::Fence). kTimeout: that request was still being served at
+  // `deadline`, so the connection was failed to end it; the region is out
+  // of reach on return either way.
+  Status Revoke(const LocalRegionView& region, Deadline deadline) override;
+
   // Fails the connection with kConnectionLost (unless it already failed
   // for another reason), joins both threads (which fail what is in flight
   // and every posted receive) and closes the sockets. Idempotent.

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
+#include <vector>
 
+#include "common/socket.h"
 #include "transport/remote_memory.h"
 #include "verbs/memory_resources.h"
 
@@ -93,6 +96,28 @@ Result<uint32_t> LocalRegistrations::LocalKey(const void* address, uint64_t leng
   return OutOfRange(
       fmt::format("verbs: local range [{:#x}, +{}) is not inside one registered region", start,
                   length));
+}
+
+Status LocalRegistrations::Withdraw(uint64_t region_id) {
+  std::vector<Registration> withdrawn;
+  {
+    std::unique_lock lock(mu_);
+    auto gone = std::stable_partition(registrations_.begin(), registrations_.end(),
+                                      [&](const Registration& r) { return r.id != region_id; });
+    std::move(gone, registrations_.end(), std::back_inserter(withdrawn));
+    registrations_.erase(gone, registrations_.end());
+  }
+  // Deregistered outside the lock: ibv_dereg_mr may wait for the device.
+  Status status;
+  for (Registration& r : withdrawn) {
+    const int err = ibv_dereg_mr(r.mr.release());
+    if (err != 0 && status.ok()) {
+      status = IoError(ErrnoMessage(
+          fmt::format("verbs: ibv_dereg_mr of region {} (the device may still access it)", r.id),
+          err));
+    }
+  }
+  return status;
 }
 
 }  // namespace xfer::transport::verbs

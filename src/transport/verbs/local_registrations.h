@@ -10,14 +10,11 @@
 // Such a region is registered with the device the first time a WR needs
 // it, from LocalMemory::Snapshot(), and kept until the endpoint closes.
 //
-// Contract on deregistration: the engine does not tell transports when a
-// region is deregistered, so an MR (and the pages it pins) lives until the
-// connection closes. Callers must quiesce transfers on a region before
-// deregistering it (engine.h); and re-registering memory at the SAME
-// addresses while a verbs connection that used the old region is up is not
-// supported: the endpoint would keep using the old registration. A new
-// region that overlaps only part of an old one is detected and the old
-// registration replaced.
+// On deregistration the engine calls Withdraw, which deregisters the
+// region's MR: the device then refuses the peer's RDMA accesses with the old
+// rkey (remote access error) and unpins the pages. A region registered later
+// at the same addresses gets a fresh MR the first time a WR needs it; a new
+// region that overlaps only part of an old one replaces it likewise.
 #ifndef XFER_TRANSPORT_VERBS_LOCAL_REGISTRATIONS_H_
 #define XFER_TRANSPORT_VERBS_LOCAL_REGISTRATIONS_H_
 
@@ -57,6 +54,13 @@ class LocalRegistrations {
   // if needed. Errors: kOutOfRange (not inside one region of the engine's
   // table), kResourceExhausted (ibv_reg_mr).
   Result<uint32_t> LocalKey(const void* address, uint64_t length);
+
+  // Deregisters every MR of region `region_id` (none: OK). Once
+  // ibv_dereg_mr returns the device no longer accesses the pages: the
+  // peer's accesses with the old rkey fail with a remote access error, and
+  // our own WRs still in flight on it fail locally. Errors: kIoError when
+  // the device refused to deregister; the MR, and its access, then remain.
+  Status Withdraw(uint64_t region_id);
 
  private:
   struct Registration {

@@ -157,6 +157,10 @@ Status VerbsEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& r
   return receive_->Post(buffer, capacity, request);
 }
 
+Status VerbsEndpoint::Revoke(const LocalRegionView& region, Deadline /*deadline*/) {
+  return resources_->registrations->Withdraw(region.id);
+}
+
 void VerbsEndpoint::Close() {
   std::lock_guard lock(close_mu_);
   if (joined_) return;

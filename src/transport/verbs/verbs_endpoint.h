@@ -74,6 +74,14 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   // Fails the connection with kConnectionLost (unless it failed already),
   // waits for the completion thread, which finishes everything in flight.
   // Idempotent. The QPs are destroyed with the object.
+  // Deregisters the region's MR (LocalRegistrations::Withdraw): the peer's
+  // later RDMA access to it completes, on the peer's side, with a remote
+  // access error (kPermissionDenied), and that failure puts the peer's
+  // queue pair, so this connection, in the error state. `deadline` is
+  // unused: ibv_dereg_mr returns once the device has let go. Errors:
+  // kIoError (the device refused; the region stays reachable).
+  Status Revoke(const LocalRegionView& region, Deadline deadline) override;
+
   void Close() override;
 
  private:

@@ -89,7 +89,7 @@ TEST(ShmSetupTest, DescriptorThatIsNotAFileIsRejected) {
   StartRealSide(half, true, {{3, Addr(memory.data()), 4096, Access::kRemoteReadWrite}});
   auto socket = FakeTargetMeet(half);
   ASSERT_TRUE(socket.ok()) << socket.status().ToString();
-  ASSERT_TRUE(SendRegionTable(*socket, FakeLocalMemory({view}).Snapshot(), Deadline::After(kDeadline)).ok());
+  ASSERT_TRUE(SendFakeTables(*socket, FakeLocalMemory({view}).Snapshot()).ok());
   ExpectSetupFails(half, StatusCode::kProtocolError);
 }
 
@@ -99,8 +99,26 @@ TEST(ShmSetupTest, MemfdShorterThanItsRegionIsRejected) {
   StartRealSide(half, true, {{4, Addr(region.base), size_t{1} << 20, Access::kRemoteReadWrite}});
   auto socket = FakeTargetMeet(half);
   ASSERT_TRUE(socket.ok()) << socket.status().ToString();
+  ASSERT_TRUE(SendFakeTables(*socket, FakeLocalMemory({region.view}).Snapshot()).ok());
+  ExpectSetupFails(half, StatusCode::kProtocolError);
+}
+
+TEST(ShmSetupTest, RevocationTableNotMatchingTheHandshakeIsRejected) {
+  HalfPair half;
+  FakeRegion region(4096, 4096, 5);
+  StartRealSide(half, true, {{5, Addr(region.base), 4096, Access::kRemoteReadWrite}});
+  auto socket = FakeTargetMeet(half);
+  ASSERT_TRUE(socket.ok()) << socket.status().ToString();
+  ASSERT_TRUE(SendRegionTable(*socket, FakeLocalMemory({region.view}).Snapshot(),
+                              Deadline::After(kDeadline))
+                  .ok());
+  // Its one slot names region 6, where the handshake announced region 5.
+  LocalRegionView other = region.view;
+  other.id = 6;
+  auto revocations = transport::shm::RevocationTable::Create(std::vector{other});
+  ASSERT_TRUE(revocations.ok());
   ASSERT_TRUE(
-      SendRegionTable(*socket, FakeLocalMemory({region.view}).Snapshot(), Deadline::After(kDeadline)).ok());
+      transport::shm::SendRevocationTable(*socket, *revocations, Deadline::After(kDeadline)).ok());
   ExpectSetupFails(half, StatusCode::kProtocolError);
 }
 

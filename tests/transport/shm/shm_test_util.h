@@ -20,6 +20,7 @@
 #include "support/test_memory.h"
 #include "transport/shm/region_table.h"
 #include "transport/shm/rendezvous.h"
+#include "transport/shm/revocation_table.h"
 #include "transport/shm/shm_transport.h"
 
 namespace xfer::testing {
@@ -92,8 +93,18 @@ inline void StartRealSide(HalfPair& half, bool initiator, std::vector<RemoteRegi
       });
 }
 
+// Sends `views` as a target's tables: the region table and a fresh
+// revocation table for the same regions.
+inline Status SendFakeTables(Socket& socket, const std::vector<transport::LocalRegionView>& views) {
+  const Deadline deadline = Deadline::After(std::chrono::seconds(3));
+  XFER_RETURN_IF_ERROR(transport::shm::SendRegionTable(socket, views, deadline));
+  auto revocations = transport::shm::RevocationTable::Create(views);
+  if (!revocations.ok()) return revocations.status();
+  return transport::shm::SendRevocationTable(socket, *revocations, deadline);
+}
+
 // Plays an honest shm target up to the table exchange: meets the real
-// initiator and reads its table. Returns the private socket.
+// initiator and reads its tables. Returns the private socket.
 inline Result<Socket> FakeTargetMeet(HalfPair& half) {
   transport::EndpointSetup setup;
   setup.initiator = false;
@@ -104,6 +115,9 @@ inline Result<Socket> FakeTargetMeet(HalfPair& half) {
   auto table = transport::shm::ReceiveRegionTable(
       *socket, transport::RemoteMemory(half.memory.AsRemote()), setup.deadline);
   if (!table.ok()) return table.status();
+  auto revocations = transport::shm::ReceiveRevocationTable(
+      *socket, transport::RemoteMemory(half.memory.AsRemote()), setup.deadline);
+  if (!revocations.ok()) return revocations.status();
   return socket;
 }
 
@@ -120,9 +134,7 @@ inline Result<std::unique_ptr<transport::Endpoint>> ConnectToFakeTarget(
   StartRealSide(half, true, announced, milliseconds(3000), io_timeout);
   auto socket = FakeTargetMeet(half);
   if (!socket.ok()) return socket.status();
-  Status sent = transport::shm::SendRegionTable(*socket, fake_table.Snapshot(),
-                                                Deadline::After(std::chrono::seconds(3)));
-  if (!sent.ok()) return sent;
+  XFER_RETURN_IF_ERROR(SendFakeTables(*socket, fake_table.Snapshot()));
   fake_socket = std::move(*socket);
   return half.real.get();
 }

@@ -1,0 +1,202 @@
+// DeregisterMemory revokes a region for every connected peer, on every
+// transport: a later WRITE or READ from the peer fails, and memory the owner
+// got back is never written, not even by a WRITE racing the deregistration.
+// Two engines in this process, so the test can inspect the target's memory
+// directly after the call (shm reaches caller-owned memory with
+// process_vm_writev on this very process).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "support/verbs_test_env.h"
+#include "xfer/engine.h"
+
+namespace xfer {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr size_t kRegion = 64 << 10;
+constexpr uint8_t kTargetFill = 0x5a;
+constexpr uint8_t kInitiatorFill = 0xc3;
+
+std::unique_ptr<Engine> MakeEngine(const std::string& transport, const std::string& name,
+                                   const std::string& listen, const std::string& device) {
+  EngineOptions options;
+  options.name = name;
+  options.listen_address = listen;
+  options.transports = {transport};
+  options.connect_timeout = 3000ms;
+  options.io_timeout = 2000ms;
+  options.verbs.device = device;
+  auto engine = Engine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  return engine.ok() ? std::move(engine.value()) : nullptr;
+}
+
+bool AllBytesAre(const std::vector<uint8_t>& bytes, uint8_t value) {
+  for (uint8_t b : bytes) {
+    if (b != value) return false;
+  }
+  return true;
+}
+
+// The status a transfer into a deregistered region ends with: kOutOfRange
+// where the transport checks the region table (shm, tcp); on verbs the
+// target's NIC refuses the stale key, which completes the request with
+// kPermissionDenied (IBV_WC_REM_ACCESS_ERR).
+StatusCode RevokedCode(const std::string& transport) {
+  return transport == "verbs" ? StatusCode::kPermissionDenied : StatusCode::kOutOfRange;
+}
+
+class DeregisterTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
+      GTEST_SKIP() << testing::VerbsSkipReason();
+    }
+    const auto devices = testing::TestVerbsDevices();
+    target_ = MakeEngine(GetParam(), "target", "127.0.0.1:0", devices.target);
+    initiator_ = MakeEngine(GetParam(), "initiator", "", devices.initiator);
+    ASSERT_TRUE(target_ && initiator_);
+    auto local = initiator_->AllocateMemory(kRegion, {});
+    ASSERT_TRUE(local.ok()) << local.status().ToString();
+    local_ = *local;
+    std::memset(local_.address, kInitiatorFill, kRegion);
+  }
+
+  // Connects the initiator to the target, forcing the transport under test.
+  void Connect() {
+    ConnectOptions options;
+    options.transport = GetParam();
+    auto peer = initiator_->Connect(target_->listen_address(), options);
+    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+    peer_ = *peer;
+    auto accepted = target_->WaitForPeer(3s);
+    ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+  }
+
+  Status Transfer(OpCode op, uint64_t remote, size_t length) {
+    const TransferEntry entry{local_.address, remote, length};
+    return initiator_->Transfer(peer_, op, std::span(&entry, 1), 5s);
+  }
+
+  std::unique_ptr<Engine> target_;
+  std::unique_ptr<Engine> initiator_;
+  MemoryRegion local_;
+  PeerId peer_ = 0;
+};
+
+TEST_P(DeregisterTest, TransfersIntoDeregisteredCallerMemoryFailAndLeaveItUntouched) {
+  // Caller-owned, kept alive past DeregisterMemory so the test can look.
+  std::vector<uint8_t> buffer(kRegion, kTargetFill);
+  auto region = target_->RegisterMemory(buffer.data(), kRegion, {});
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  Connect();
+  const uint64_t remote = reinterpret_cast<uint64_t>(buffer.data());
+  // The region works before it is deregistered.
+  ASSERT_TRUE(Transfer(OpCode::kRead, remote, 4096).ok());
+  std::memset(local_.address, kInitiatorFill, kRegion);
+
+  ASSERT_TRUE(target_->DeregisterMemory(*region).ok());
+
+  Status write = Transfer(OpCode::kWrite, remote, kRegion);
+  EXPECT_EQ(write.code(), RevokedCode(GetParam())) << write.ToString();
+  EXPECT_TRUE(AllBytesAre(buffer, kTargetFill)) << "a refused WRITE changed the owner's memory";
+  // A failed verbs request puts its queue pair in the error state, after
+  // which the READ fails too, as a flushed request; either way it fails.
+  Status read = Transfer(OpCode::kRead, remote, kRegion);
+  EXPECT_FALSE(read.ok());
+  if (GetParam() != "verbs") {
+    EXPECT_EQ(read.code(), StatusCode::kOutOfRange) << read.ToString();
+  }
+  std::vector<uint8_t> local(static_cast<uint8_t*>(local_.address),
+                             static_cast<uint8_t*>(local_.address) + kRegion);
+  EXPECT_TRUE(AllBytesAre(local, kInitiatorFill)) << "a refused READ delivered bytes";
+}
+
+TEST_P(DeregisterTest, TransfersIntoDeregisteredEngineMemoryFail) {
+  auto region = target_->AllocateMemory(kRegion, {});
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  const uint64_t remote = reinterpret_cast<uint64_t>(region->address);
+  Connect();
+  ASSERT_TRUE(Transfer(OpCode::kWrite, remote, kRegion).ok());
+
+  ASSERT_TRUE(target_->DeregisterMemory(*region).ok());
+
+  Status write = Transfer(OpCode::kWrite, remote, kRegion);
+  EXPECT_EQ(write.code(), RevokedCode(GetParam())) << write.ToString();
+  EXPECT_FALSE(Transfer(OpCode::kRead, remote, kRegion).ok());
+}
+
+TEST_P(DeregisterTest, OtherRegionsKeepWorkingAfterADeregistration) {
+  if (GetParam() == "verbs") {
+    GTEST_SKIP() << "a refused verbs request leaves its queue pair in the error state";
+  }
+  std::vector<uint8_t> gone(kRegion, kTargetFill);
+  std::vector<uint8_t> kept(kRegion, kTargetFill);
+  auto gone_region = target_->RegisterMemory(gone.data(), kRegion, {});
+  auto kept_region = target_->RegisterMemory(kept.data(), kRegion, {});
+  ASSERT_TRUE(gone_region.ok() && kept_region.ok());
+  Connect();
+  ASSERT_TRUE(target_->DeregisterMemory(*gone_region).ok());
+
+  EXPECT_EQ(Transfer(OpCode::kWrite, reinterpret_cast<uint64_t>(gone.data()), 4096).code(),
+            StatusCode::kOutOfRange);
+  EXPECT_TRUE(Transfer(OpCode::kWrite, reinterpret_cast<uint64_t>(kept.data()), 4096).ok());
+  EXPECT_EQ(kept[0], kInitiatorFill);
+  EXPECT_TRUE(AllBytesAre(gone, kTargetFill));
+}
+
+TEST_P(DeregisterTest, WritesRacingTheDeregistrationNeverLandAfterItReturns) {
+  std::vector<uint8_t> buffer(kRegion, kTargetFill);
+  auto region = target_->RegisterMemory(buffer.data(), kRegion, {});
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  Connect();
+  const uint64_t remote = reinterpret_cast<uint64_t>(buffer.data());
+
+  // Writes back to back until one fails: the deregistration lands somewhere
+  // in that stream. Each WRITE carries the next fill byte, so the buffer
+  // shows which WRITE (if any) landed last.
+  std::atomic<bool> writer_started{false};
+  std::atomic<int> writes_ok{0};
+  Status failure;
+  std::thread writer([&] {
+    uint8_t fill = 1;
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < give_up) {
+      std::memset(local_.address, fill, kRegion);
+      writer_started.store(true, std::memory_order_release);
+      Status status = Transfer(OpCode::kWrite, remote, kRegion);
+      if (!status.ok()) {
+        failure = status;
+        return;
+      }
+      writes_ok.fetch_add(1, std::memory_order_relaxed);
+      fill = fill == 0xff ? 1 : fill + 1;
+    }
+    failure = Internal("every WRITE kept succeeding after the deregistration");
+  });
+  while (!writer_started.load(std::memory_order_acquire)) std::this_thread::yield();
+  std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(target_->DeregisterMemory(*region).ok());
+  const std::vector<uint8_t> at_return = buffer;
+  writer.join();
+  // Give any straggling copy a chance to show itself.
+  std::this_thread::sleep_for(20ms);
+
+  EXPECT_GT(writes_ok.load(), 0) << "the writer never wrote before the deregistration";
+  EXPECT_EQ(failure.code(), RevokedCode(GetParam())) << failure.ToString();
+  EXPECT_EQ(std::memcmp(buffer.data(), at_return.data(), kRegion), 0)
+      << "a WRITE landed after DeregisterMemory returned";
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, DeregisterTest, ::testing::Values("shm", "tcp", "verbs"),
+                         [](const auto& param) { return param.param; });
+
+}  // namespace
+}  // namespace xfer
