@@ -9,6 +9,7 @@
 #include "bench/loopback.h"
 #include "bench/receive_loop.h"
 #include "bench/statistics.h"
+#include "bench/warm_up.h"
 
 namespace xfer::bench {
 namespace {
@@ -98,14 +99,14 @@ Result<BwResult> MeasureBandwidth(const SizeStep& step) {
   config.duration_s = step.params.duration_s;
   config.margin_s = step.window.margin_s;
   config.timeout = step.params.timeout;
-  const PostFn post = step.params.verb == Verb::kSend
-                          ? SendPost(step.session)
-                          : OneSidedPost(step.session, step.params.verb == Verb::kWrite
-                                                           ? OpCode::kWrite
-                                                           : OpCode::kRead);
   Heartbeat alive([&oob = *step.session.oob] { return oob.SendHeartbeat(); },
                   step.params.verb != Verb::kSend);
-  return RunBandwidthLoop(step.session, step.layout, config, post);
+  if (step.params.verb == Verb::kSend) {
+    return RunBandwidthLoop(step.session, step.layout, config, SendPost(step.session));
+  }
+  const OpCode op = step.params.verb == Verb::kWrite ? OpCode::kWrite : OpCode::kRead;
+  XFER_RETURN_IF_ERROR(WarmUp(step.session, step.layout, config, op));
+  return RunBandwidthLoop(step.session, step.layout, config, OneSidedPost(step.session, op));
 }
 
 // perftest's duplex report: each side prints local + remote bandwidth and
