@@ -23,8 +23,8 @@ inline bool IsStrayPeer(const Status& status) {
 }
 
 // `greet(Socket)` reads the peer's first message and returns Result<T>.
-// Returns the first T that succeeds. `peer_kind` names what was expected
-// ("xfer client"). Errors: the Accept's (kTimeout at `deadline`, with
+// Returns the first T that succeeds. `peer_kind` names what was expected,
+// with its article ("an xfer client"). Errors: the Accept's (kTimeout at `deadline`, with
 // `waiting_for` as context), or a greeting error that IsStrayPeer does not
 // cover.
 template <typename Greet>
@@ -36,7 +36,7 @@ auto AcceptPeer(Listener& listener, Deadline deadline, const char* peer_kind,
     const std::string from = socket->PeerHost();
     auto greeted = greet(std::move(socket.value()));
     if (greeted.ok() || !IsStrayPeer(greeted.status())) return greeted;
-    std::fprintf(stderr, "xfer: not an %s (from %s): %s; still waiting\n", peer_kind,
+    std::fprintf(stderr, "xfer: not %s (from %s): %s; still waiting\n", peer_kind,
                  from.empty() ? "?" : from.c_str(), greeted.status().message().c_str());
   }
 }

@@ -47,7 +47,7 @@ uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
 // The client's setup, from the first connection that sends one.
 Result<RunSetup> AcceptClient(const BenchParams& params, Listener& listener, Session& session) {
-  return AcceptPeer(listener, Deadline::After(params.accept_timeout), "xfer client",
+  return AcceptPeer(listener, Deadline::After(params.accept_timeout), "an xfer client",
                     "waiting for a client", [&](Socket socket) -> Result<RunSetup> {
                       auto channel = std::make_unique<OobChannel>(std::move(socket), params.timeout);
                       auto setup = channel->RecvSetup();

@@ -163,6 +163,24 @@ Status Socket::RecvAll(void* data, size_t length, Deadline deadline) {
   return Status::Ok();
 }
 
+Status Socket::PeekAll(void* data, size_t length, Deadline deadline) {
+  if (!fd_.valid()) return ConnectionLost("socket is closed");
+  for (;;) {
+    const ssize_t n = ::recv(fd_.get(), data, length, MSG_PEEK | MSG_DONTWAIT);
+    if (n == static_cast<ssize_t>(length)) return Status::Ok();
+    if (n == 0) return ConnectionLost("peer closed the connection");
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return ErrnoStatus("recv", errno);
+    if (n < 0) {
+      XFER_RETURN_IF_ERROR(WaitFor(POLLIN, deadline));
+      continue;
+    }
+    // Part of it is here: poll would not wait for the rest.
+    if (deadline.expired()) return Timeout("the peer's first message did not arrive in full");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 Result<size_t> Socket::RecvSome(void* data, size_t length) {
   if (!fd_.valid()) return ConnectionLost("socket is closed");
   for (;;) {

@@ -71,6 +71,10 @@ class Socket {
   Status SendAll(const void* data, size_t length, Deadline deadline);
   Status SendAllv(std::span<iovec> iov, Deadline deadline);  // iov is consumed
   Status RecvAll(void* data, size_t length, Deadline deadline);
+  // Waits until `length` bytes have arrived and copies them without
+  // consuming them (a server's look at a greeting before it commits to the
+  // connection). Errors as RecvAll's.
+  Status PeekAll(void* data, size_t length, Deadline deadline);
   // Reads whatever is waiting, up to `length`, without blocking: 0 when
   // nothing is. EOF is kConnectionLost.
   Result<size_t> RecvSome(void* data, size_t length);

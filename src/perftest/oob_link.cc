@@ -8,7 +8,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+
+#include "bench/accept_peer.h"
+#include "perftest/wire_format.h"
 
 namespace xfer::perftest {
 namespace {
@@ -55,9 +59,19 @@ Result<OobLink> OobLink::Connect(const HostPort& server, std::chrono::millisecon
 
 Result<OobLink> OobLink::Accept(Listener& listener, std::chrono::milliseconds accept_timeout,
                                 std::chrono::milliseconds timeout) {
-  auto socket = listener.Accept(Deadline::After(accept_timeout));
-  if (!socket.ok()) return socket.status().WithContext("waiting for the client (--accept_timeout)");
-  return OobLink(std::move(*socket), false, timeout);
+  // A perftest client's first message is its version (P1); a connection
+  // whose first 16 bytes are not one is turned away before the prologue
+  // reads them, and the wait goes on.
+  return bench::AcceptPeer(
+      listener, Deadline::After(accept_timeout), "a perftest client",
+      "waiting for the client (--accept_timeout)", [timeout](Socket socket) -> Result<OobLink> {
+        std::array<uint8_t, kVersionSize> greeting{};
+        XFER_RETURN_IF_ERROR(
+            socket.PeekAll(greeting.data(), greeting.size(), Deadline::After(timeout)));
+        auto version = DecodeVersion(greeting);
+        if (!version.ok()) return version.status();
+        return OobLink(std::move(socket), false, timeout);
+      });
 }
 
 Result<std::vector<uint8_t>> OobLink::Exchange(std::span<const uint8_t> out, size_t in_size,

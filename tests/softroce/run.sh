@@ -273,6 +273,20 @@ if want errors; then
   mpid=$!
   expect_error "peers with different -q" "num_of_qps mismatch (-q)" "$xfer" write_bw -d rxe1 -x 1 --timeout 5 127.0.0.1
   wait "$mpid"
+  # A stray HTTP request on the port is turned away; the real client runs.
+  begin
+  "$xfer" write_bw -d rxe0 -x 1 -s 4096 -n 200 --timeout 10 --accept_timeout 30 >"$log/m.out" 2>&1 &
+  mpid=$!
+  wait_listening
+  (exec 3<>/dev/tcp/127.0.0.1/18515 && printf 'GET / HTTP/1.0\r\n\r\n' >&3)
+  timeout 60 "${perftest_bin}ib_write_bw" -d rxe1 -x 1 -s 4096 -n 200 127.0.0.1 >"$log/c.out" 2>&1
+  crc=$?
+  wait "$mpid"; mrc=$?
+  if [[ $crc -eq 0 && $mrc -eq 0 ]] && grep -q "not a perftest client (from 127.0.0.1)" "$log/m.out"; then
+    pass "a stray HTTP request is turned away and the stock client runs"
+  else
+    fail "stray connection before the client (client rc=$crc, server rc=$mrc)"; tail -5 "$log/m.out"
+  fi
   expect_error "dead server" "connecting to" "$xfer" write_bw -d rxe1 -x 1 --timeout 2 127.0.0.1
   /usr/sbin/ip link set vethB down
   sleep 0.5

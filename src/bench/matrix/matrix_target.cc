@@ -52,7 +52,7 @@ struct Accepted {
 // The initiator's Hello, from the first connection that sends one.
 Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener) {
   return bench::AcceptPeer(
-      listener, Deadline::After(config.accept_timeout), "xfer matrix initiator",
+      listener, Deadline::After(config.accept_timeout), "an xfer matrix initiator",
       "waiting for an initiator", [&](Socket socket) -> Result<Accepted> {
         auto control = std::make_unique<ControlChannel>(std::move(socket), config.timeout);
         auto hello = control->RecvHello();
