@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "bench/bench_session.h"
 #include "bench/heartbeat.h"
 #include "bench/bw_runner.h"
@@ -18,7 +20,7 @@ namespace {
 struct SizeStep {
   const BenchParams& params;
   const EffectiveSettings& settings;
-  const DurationWindow& window;
+  const std::optional<DurationWindow>& duration;  // set: -D
   const BufferLayout& layout;
   Session& session;
   BenchObserver& observer;
@@ -35,8 +37,7 @@ LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
   LatencyConfig config;
   config.size = step.size;
   config.iterations = step.params.iterations;
-  config.duration_s = step.params.duration_s;
-  config.margin_s = step.window.margin_s;
+  config.duration = step.duration;
   config.is_server = is_server;
   config.timeout = step.params.timeout;
   OobChannel& oob = *step.session.oob;
@@ -96,8 +97,7 @@ Result<BwResult> MeasureBandwidth(const SizeStep& step) {
   config.cq_mod = step.settings.cq_mod;
   config.post_list = step.params.post_list;
   config.peak = !step.settings.peak_disabled;
-  config.duration_s = step.params.duration_s;
-  config.margin_s = step.window.margin_s;
+  config.duration = step.duration;
   config.timeout = step.params.timeout;
   Heartbeat alive([&oob = *step.session.oob] { return oob.SendHeartbeat(); },
                   step.params.verb != Verb::kSend);
@@ -172,8 +172,7 @@ Status ServerSendBandwidth(const SizeStep& step) {
   config.size = step.size;
   config.messages = step.params.iterations * step.session.peer_info.streams;
   config.rx_depth = step.settings.rx_depth;
-  config.duration_s = step.params.duration_s;
-  config.margin_s = step.window.margin_s;
+  config.duration = step.duration;
   config.timeout = step.params.timeout;
   ReceiveLoop loop(step.session, step.layout, config);
   XFER_RETURN_IF_ERROR(loop.PrePost());
@@ -231,11 +230,11 @@ Status ClientStep(const SizeStep& step) {
 Status RunSizes(const BenchParams& params, Session& session, BenchObserver& observer, bool server) {
   auto settings = ResolveSettings(params, params.cq_mod_given);
   if (!settings.ok()) return settings.status();
-  DurationWindow window;
+  std::optional<DurationWindow> duration;
   if (params.duration_s > 0) {
     auto resolved = ResolveDurationWindow(params);
     if (!resolved.ok()) return resolved.status();
-    window = *resolved;
+    duration = *resolved;
   }
   for (const auto& notice : settings->notices) observer.OnNotice(notice);
   RunInfo info;
@@ -252,7 +251,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   const BufferLayout layout = LayoutFor(params);
   const auto sizes = params.Sizes();
   for (uint32_t i = 0; i < sizes.size(); ++i) {
-    const SizeStep step{params, *settings, window, layout, session, observer, i, sizes[i]};
+    const SizeStep step{params, *settings, duration, layout, session, observer, i, sizes[i]};
     XFER_RETURN_IF_ERROR(server ? ServerStep(step) : ClientStep(step));
   }
   if (server) {

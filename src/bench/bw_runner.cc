@@ -22,10 +22,6 @@ struct StreamState {
   uint64_t reaped = 0;   // messages reaped in cq_mod units (perftest's ccnt)
 };
 
-// Which part of a duration-mode run the clock is in (perftest's catch_alarm
-// states, driven by clock checks in the loop instead of a signal handler).
-enum class Phase { kWarmup, kSample, kCooldown, kDrain };
-
 class BandwidthLoop {
  public:
   BandwidthLoop(Session& session, const BufferLayout& layout, const BwRunConfig& config,
@@ -35,7 +31,7 @@ class BandwidthLoop {
     for (uint32_t q = 0; q < config.streams; ++q) {
       streams_.emplace_back(slots);
     }
-    const uint64_t stamps = config.peak && !duration_mode() ? total() : 1;
+    const uint64_t stamps = config.peak && !config.duration ? total() : 1;
     posted_ns_.assign(stamps, 0);
     completed_ns_.assign(stamps, 0);
     batch_.resize(config.post_list);
@@ -44,13 +40,15 @@ class BandwidthLoop {
   Result<BwResult> Run();
 
  private:
-  bool duration_mode() const { return config_.duration_s > 0; }
+  bool duration_mode() const { return timeline_.has_value(); }
   uint64_t total() const { return config_.iterations * config_.streams; }
-  bool may_post() const { return duration_mode() ? phase_ < Phase::kCooldown : true; }
+  // Duration mode posts until the timeline ends, through the cool-down, as
+  // perftest keeps its QPs loaded until the alarm's END.
+  bool may_post() const { return !duration_mode() || phase_ != Phase::kEnd; }
   Status PostOne(uint32_t q);
   Status Reap(uint32_t q);
-  void AdvancePhase(uint64_t now);
   bool Finished() const;
+  Result<BwResult> Compute();
   void Cancel();
 
   Session& session_;
@@ -66,10 +64,11 @@ class BandwidthLoop {
   CycleCalibration calibration_;
   uint64_t total_posted_ = 0;           // totscnt
   uint64_t total_reaped_ = 0;           // totccnt
-  Phase phase_ = Phase::kWarmup;
-  uint64_t start_ns_ = 0;
-  uint64_t sample_start_reaped_ = 0;
-  uint64_t sample_count_ = 0;
+  // Duration mode: the run's clock, started in Run(), and the phase at its
+  // last reading.
+  using Phase = DurationTimeline::Phase;
+  std::optional<DurationTimeline> timeline_;
+  Phase phase_ = Phase::kWarmUp;
 };
 
 Status BandwidthLoop::PostOne(uint32_t q) {
@@ -108,28 +107,12 @@ Status BandwidthLoop::Reap(uint32_t q) {
   return Status::Ok();
 }
 
-void BandwidthLoop::AdvancePhase(uint64_t now) {
-  const auto margin = static_cast<uint64_t>(config_.margin_s * 1e9);
-  const auto sample = static_cast<uint64_t>((config_.duration_s - 2 * config_.margin_s) * 1e9);
-  if (phase_ == Phase::kWarmup && now - start_ns_ >= margin) {
-    phase_ = Phase::kSample;
-    posted_ns_[0] = now;
-    sample_start_reaped_ = total_reaped_;
-  } else if (phase_ == Phase::kSample && now - start_ns_ >= margin + sample) {
-    phase_ = Phase::kCooldown;
-    completed_ns_[0] = now;
-    sample_count_ = total_reaped_ - sample_start_reaped_;
-  } else if (phase_ == Phase::kCooldown && now - start_ns_ >= 2 * margin + sample) {
-    phase_ = Phase::kDrain;
-  }
-}
-
 bool BandwidthLoop::Finished() const {
   for (const auto& s : streams_) {
     if (!s.ring.empty()) return false;
     if (!duration_mode() && s.posted < config_.iterations) return false;
   }
-  return duration_mode() ? phase_ == Phase::kDrain : true;
+  return duration_mode() ? phase_ == Phase::kEnd : true;
 }
 
 void BandwidthLoop::Cancel() {
@@ -146,13 +129,15 @@ void BandwidthLoop::Cancel() {
 
 Result<BwResult> BandwidthLoop::Run() {
   calibration_.Begin();
-  start_ns_ = NowNs();
-  if (!duration_mode()) posted_ns_[0] = start_ns_;
-  uint64_t last_progress = start_ns_;
+  const uint64_t start_ns = NowNs();
+  if (config_.duration) timeline_.emplace(*config_.duration, start_ns);
+  if (!duration_mode()) posted_ns_[0] = start_ns;
+  uint64_t last_progress = start_ns;
   uint64_t spins = 0;
   const auto timeout_ns = static_cast<uint64_t>(config_.timeout.count()) * 1'000'000;
   while (!Finished()) {
-    const uint64_t before = total_reaped_ + total_posted_;
+    const uint64_t posted_before = total_posted_;
+    const uint64_t reaped_before = total_reaped_;
     for (uint32_t q = 0; q < config_.streams; ++q) {
       StreamState& s = streams_[q];
       while (may_post() && !s.ring.full() && (duration_mode() || s.posted < config_.iterations) &&
@@ -161,10 +146,12 @@ Result<BwResult> BandwidthLoop::Run() {
       }
       if (Status st = Reap(q); !st.ok()) return Cancel(), st;
     }
-    if (total_reaped_ + total_posted_ != before || (++spins & 1023) == 0) {
+    const bool progress = total_posted_ != posted_before || total_reaped_ != reaped_before;
+    if (progress || (++spins & 1023) == 0) {
       const uint64_t now = NowNs();
-      if (total_reaped_ + total_posted_ != before) last_progress = now;
-      if (duration_mode()) AdvancePhase(now);
+      if (progress) last_progress = now;
+      // What was reaped in this pass counts as finishing at this reading.
+      if (duration_mode()) phase_ = timeline_->Record(now, total_reaped_ - reaped_before);
       if (now - last_progress > timeout_ns) {
         Cancel();
         return Timeout(fmt::format("no completion for {} ms at size {}; is the peer alive?",
@@ -172,18 +159,26 @@ Result<BwResult> BandwidthLoop::Run() {
       }
     }
   }
-  if (!config_.peak && !duration_mode()) completed_ns_[0] = NowNs();
-  if (config_.peak && !duration_mode()) {
+  return Compute();
+}
+
+Result<BwResult> BandwidthLoop::Compute() {
+  if (duration_mode()) {
+    return ComputeBandwidthDuration(config_.size, timeline_->sample_count(),
+                                    timeline_->sample_ns());
+  }
+  if (!config_.peak) completed_ns_[0] = NowNs();
+  if (config_.peak) {
     calibration_.End();
     calibration_.ToNs(posted_ns_);
     calibration_.ToNs(completed_ns_);
   }
   BwSamples samples;
   samples.size = config_.size;
-  samples.iterations = duration_mode() ? sample_count_ : total();
+  samples.iterations = total();
   samples.cq_mod = config_.cq_mod;
   samples.post_list = config_.post_list;
-  samples.peak = config_.peak && !duration_mode();
+  samples.peak = config_.peak;
   samples.posted_ns = posted_ns_;
   samples.completed_ns = completed_ns_;
   return ComputeBandwidth(samples);

@@ -12,9 +12,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
+#include "bench/duration_timeline.h"
 #include "bench/results.h"
 
 namespace xfer::bench {
@@ -31,8 +33,10 @@ struct BwRunConfig {
   uint32_t cq_mod = 1;
   uint32_t post_list = 1;
   bool peak = true;
-  double duration_s = 0;      // > 0: duration mode
-  double margin_s = 0;
+  // Set: duration mode (-D). Messages are posted until the timeline ends
+  // and counted when reaped inside its sample window; the result is
+  // computed over the scheduled window (DurationTimeline).
+  std::optional<DurationWindow> duration;
   std::chrono::milliseconds timeout{10000};  // longest wait without progress
 };
 

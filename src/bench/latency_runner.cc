@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "bench/cycle_clock.h"
-#include "bench/duration_tracker.h"
+#include "bench/duration_timeline.h"
 #include "common/clock.h"
 
 namespace xfer::bench {
@@ -19,40 +19,46 @@ constexpr uint64_t kSpinsPerCheck = 4096;
 
 uint64_t ToNs(std::chrono::milliseconds ms) { return static_cast<uint64_t>(ms.count()) * 1'000'000; }
 
-bool DurationMode(const LatencyConfig& config) { return config.duration_s > 0; }
+bool DurationMode(const LatencyConfig& config) { return config.duration.has_value(); }
 
 // Counts messages in iteration mode, or watches the clock in duration mode.
+// Duration mode reads the clock once per exchange, in Exchanged(); the
+// decision to send the next message uses that reading.
 class LatencyPacer {
  public:
   explicit LatencyPacer(const LatencyConfig& config) : config_(config) {
     if (DurationMode(config)) {
-      tracker_.emplace(config.duration_s, config.margin_s, NowNs());
+      const uint64_t start_ns = NowNs();
+      timeline_.emplace(*config.duration, start_ns);
+      phase_ = timeline_->At(start_ns);
     } else {
       samples_.stamps.resize(config.iterations);
       calibration_.Begin();
     }
   }
   // Before sending message `scnt` (0-based): whether to send it, stamping
-  // it in iteration mode.
+  // it in iteration mode. In duration mode the client sends until its
+  // timeline ends; the server answers whatever comes (the client decides
+  // the end).
   bool BeforeSend(uint64_t scnt) {
-    if (tracker_) {
-      // The server counts its exchanges too, but the client decides the end.
-      const bool go_on = tracker_->Tick(NowNs());
-      return config_.is_server || go_on;
-    }
+    if (timeline_) return config_.is_server || phase_ != DurationTimeline::Phase::kEnd;
     if (scnt >= config_.iterations) return false;
     samples_.stamps[scnt] = ReadCycles();
     return true;
   }
+  // One exchange finished: the peer's answer arrived, or a read completed.
+  void Exchanged() {
+    if (timeline_) phase_ = timeline_->Record(NowNs());
+  }
   // Whether to wait for answer `rcnt` (1-based) at all.
-  bool ExpectAnswer(uint64_t rcnt) const { return tracker_ || rcnt <= config_.iterations; }
+  bool ExpectAnswer(uint64_t rcnt) const { return timeline_ || rcnt <= config_.iterations; }
   bool Done(uint64_t scnt, uint64_t rcnt) const {
-    return !tracker_ && scnt >= config_.iterations && rcnt >= config_.iterations;
+    return !timeline_ && scnt >= config_.iterations && rcnt >= config_.iterations;
   }
   LatencySamples Finish() {
-    if (tracker_) {
-      samples_.window_count = tracker_->window_count();
-      samples_.window_ns = tracker_->window_ns();
+    if (timeline_) {
+      samples_.window_count = timeline_->sample_count();
+      samples_.window_ns = timeline_->sample_ns();
     } else {
       calibration_.End();
       calibration_.ToNs(samples_.stamps);
@@ -62,7 +68,8 @@ class LatencyPacer {
 
  private:
   const LatencyConfig& config_;
-  std::optional<DurationTracker> tracker_;
+  std::optional<DurationTimeline> timeline_;
+  DurationTimeline::Phase phase_ = DurationTimeline::Phase::kWarmUp;  // at the last reading
   CycleCalibration calibration_;  // iteration mode: stamps are cycles until Finish
   LatencySamples samples_;
 };
@@ -141,6 +148,7 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
       ++rcnt;
       XFER_RETURN_IF_ERROR(AwaitByte(poll, static_cast<uint8_t>(rcnt), config, rcnt, stopped));
       if (stopped) break;
+      pacer.Exchanged();
     }
     if (!pacer.BeforeSend(scnt)) {
       if (DurationMode(config)) break;
@@ -164,6 +172,7 @@ Result<LatencySamples> RunReadLatency(Session& session, const BufferLayout& layo
     XFER_RETURN_IF_ERROR(
         session.engine->Submit(session.peer, OpCode::kRead, std::span(&entry, 1), request));
     XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
+    pacer.Exchanged();
   }
   return pacer.Finish();
 }
@@ -181,7 +190,7 @@ Status SendLatency::PostReceive() {
                                    config_.size, receive_);
 }
 
-Status SendLatency::PrePost() { return PostReceive(); }
+Status SendLatency::PrePost() { return refill_.TakeOne() ? PostReceive() : Status::Ok(); }
 
 // Waits for the posted receive; in duration mode on the server, gives up
 // quietly (stopped = true) once the client has finished.
@@ -219,6 +228,7 @@ Result<LatencySamples> SendLatency::Run() {
       ++rcnt;
       XFER_RETURN_IF_ERROR(AwaitReceive(stopped));
       if (stopped) break;
+      pacer.Exchanged();
       consumed = true;
     }
     if (!pacer.BeforeSend(scnt)) {
@@ -226,7 +236,7 @@ Result<LatencySamples> SendLatency::Run() {
       continue;
     }
     // Re-post before answering, so the peer's next message finds a receive.
-    if (consumed && pacer.ExpectAnswer(rcnt + 1)) XFER_RETURN_IF_ERROR(PostReceive());
+    if (consumed && refill_.TakeOne()) XFER_RETURN_IF_ERROR(PostReceive());
     consumed = false;
     ++scnt;
     XFER_RETURN_IF_ERROR(session_.engine->PostSend(session_.peer, source, config_.size, send_));

@@ -1,26 +1,33 @@
 // The ping-pong loops of the latency tests, after perftest's
 // run_iter_lat_write, run_iter_lat_send and run_iter_lat (§2.4). Iteration
 // mode stamps once per message started; duration mode (-D) keeps only the
-// count and span of the exchanges inside the sample window, as perftest
-// does (no per-sample array, so no percentiles: issue #80).
+// count of the exchanges inside the sample window of a DurationTimeline and
+// the window's scheduled length, as perftest does (no per-sample array, so
+// no percentiles: issue #80).
 #ifndef XFER_BENCH_LATENCY_RUNNER_H_
 #define XFER_BENCH_LATENCY_RUNNER_H_
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
+#include "bench/duration_timeline.h"
+#include "bench/receive_refill.h"
 
 namespace xfer::bench {
 
 struct LatencyConfig {
   uint64_t size = 2;
   uint64_t iterations = 1000;  // iteration mode
-  double duration_s = 0;       // > 0: duration mode
-  double margin_s = 0;
+  // Set: duration mode (-D). Each side runs its own timeline from the start
+  // of its loop; an exchange counts when its answer (or read completion)
+  // arrives inside the sample window. The client stops at the timeline's
+  // end, the server when watch_peer says the client has.
+  std::optional<DurationWindow> duration;
   bool is_server = false;
   std::chrono::milliseconds timeout{10000};
   // Asked about once a millisecond while a side waits on its peer: false
@@ -34,7 +41,7 @@ struct LatencyConfig {
 struct LatencySamples {
   std::vector<uint64_t> stamps;  // iteration mode: one per message started
   uint64_t window_count = 0;     // duration mode: exchanges in the window
-  uint64_t window_ns = 0;        //   and the time they took
+  uint64_t window_ns = 0;        //   and its scheduled length, D - 2*margin
 };
 
 // Clears this side's receive slot; call before the barrier of each size so
@@ -59,7 +66,10 @@ Result<LatencySamples> RunReadLatency(Session& session, const BufferLayout& layo
 class SendLatency {
  public:
   SendLatency(Session& session, const BufferLayout& layout, const LatencyConfig& config)
-      : session_(session), layout_(layout), config_(config) {}
+      : session_(session),
+        layout_(layout),
+        config_(config),
+        refill_(config.duration ? ReceiveRefill::kUnbounded : config.iterations) {}
   // Cancels (by disconnecting) a receive or send still in flight.
   ~SendLatency();
   Status PrePost();
@@ -71,6 +81,9 @@ class SendLatency {
   Session& session_;
   const BufferLayout& layout_;
   const LatencyConfig config_;
+  // One receive is posted at a time: the pre-posted one, then one
+  // replacement per message while more are to come.
+  ReceiveRefill refill_;
   TransferRequest receive_;
   TransferRequest send_;
 };

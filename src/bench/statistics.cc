@@ -245,6 +245,23 @@ Result<BwResult> ComputeBandwidth(const BwSamples& samples) {
   return result;
 }
 
+Result<BwResult> ComputeBandwidthDuration(uint64_t size, uint64_t iterations, uint64_t window_ns) {
+  if (iterations == 0 || window_ns == 0) {
+    return InvalidArgument(
+        fmt::format("bandwidth: {} messages in a {} ns window", iterations, window_ns));
+  }
+  // The window's edges as perftest's alarm stamps them: tposted[0] at the
+  // start of the sample, tcompleted[0] at its end.
+  const uint64_t window_start[1] = {0};
+  const uint64_t window_end[1] = {window_ns};
+  BwSamples samples;
+  samples.size = size;
+  samples.iterations = iterations;
+  samples.posted_ns = window_start;
+  samples.completed_ns = window_end;
+  return ComputeBandwidth(samples);
+}
+
 // READ and ATOMIC: each sample is a full round trip (run_iter_lat).
 int RttFactor(Verb verb) {
   return verb == Verb::kRead || verb == Verb::kAtomic ? 1 : 2;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench/bench_params.h"
+#include "bench/duration_timeline.h"
 #include "bench/results.h"
 #include "xfer/status.h"
 
@@ -65,6 +66,12 @@ struct BwSamples {
 // precedes the post stamp it is paired with (the runner stamped wrongly).
 Result<BwResult> ComputeBandwidth(const BwSamples& samples);
 
+// Duration-mode bandwidth (-D): `iterations` messages counted inside the
+// sample window of a DurationTimeline, over its scheduled length
+// `window_ns` (D - 2*margin); ComputeBandwidth's no-peak formulas with
+// T = window_ns. Errors: InvalidArgument when iterations or window_ns is 0.
+Result<BwResult> ComputeBandwidthDuration(uint64_t size, uint64_t iterations, uint64_t window_ns);
+
 // ------------------------------------------------------------------ latency
 
 // perftest's LAT_MEASURE_TAIL: the largest samples left out of the stats.
@@ -100,7 +107,8 @@ Result<LatResult> ComputeLatency(uint64_t size,
                                  int rtt_factor);
 
 // Duration-mode latency (print_report_lat_duration): only the sample window
-// length and the number of exchanges completed inside it are known.
+// length (a DurationTimeline's scheduled sample_ns) and the number of
+// exchanges completed inside it are known.
 //   t_avg = window / 1000 / rtt_factor / iterations   [us]
 //   tps   = iterations / window[s]
 // Errors: InvalidArgument when iterations or window_ns is 0, or rtt_factor
@@ -123,13 +131,6 @@ inline constexpr uint64_t kCqModSizeLimit = 8192;
 // the server side of a SEND BW test (it only sees receive completions).
 // Latency tests never measure a peak, so they return true as well.
 bool PeakDisabled(const BenchParams& params);
-
-// The duration-mode timeline of perftest's catch_alarm state machine:
-// warm up for margin_s, sample for sample_s = D - 2*margin, run margin_s more.
-struct DurationWindow {
-  double margin_s = 0;
-  double sample_s = 0;
-};
 
 // margin = params.margin_s when positive (-f), else floor(D / 4) (perftest's
 // integer D/4; its help text's "default 2 s" is wrong). 0 means "not given",

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
+#include <optional>
 #include <vector>
 
 #include "bench/cycle_clock.h"
+#include "bench/duration_timeline.h"
+#include "bench/receive_refill.h"
 #include "bench/statistics.h"
 #include "common/clock.h"
 #include "perftest/completion_error.h"
@@ -16,10 +18,11 @@
 namespace xfer::perftest {
 namespace {
 
-using Phase = DurationPhases::Phase;
+using Phase = bench::DurationTimeline::Phase;
 
 constexpr int kPollBatch = 16;
-constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+// Duration mode: no per-QP message limit (and so no limit on receives).
+constexpr uint64_t kNever = bench::ReceiveRefill::kUnbounded;
 
 uint64_t TimeoutNs(const TrafficConfig& config) {
   return static_cast<uint64_t>(config.timeout.count()) * 1'000'000ull;
@@ -52,7 +55,7 @@ Result<bench::BwResult> Finish(const TrafficConfig& config, uint64_t n, bool pea
 
 Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficConfig& config) {
   const uint32_t qps = session.qps();
-  const bool duration = config.duration_s > 0;
+  const bool duration = config.duration.has_value();
   const uint64_t per_qp = duration ? kNever : config.iterations;
   const uint64_t last_wr = duration ? kNever : config.iterations - 1;
   const uint64_t total = duration ? 0 : config.iterations * qps;
@@ -67,11 +70,11 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
   }
   // send_bw -b: this side's receives, as RunBandwidthReceiver keeps them.
   std::vector<ReceivePoster> posters;
-  std::vector<uint64_t> receives_posted;
+  std::vector<bench::ReceiveRefill> refills;
   if (config.receive_too) {
     posters.reserve(qps);
     for (uint32_t q = 0; q < qps; ++q) posters.emplace_back(session, q, config.size);
-    receives_posted.assign(qps, session.rx_depth());
+    refills.assign(qps, bench::ReceiveRefill(per_qp, session.rx_depth()));
   }
   uint64_t total_received = 0;
   auto receiving = [&] { return config.receive_too && !duration && total_received < total; };
@@ -79,9 +82,9 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
   bench::CycleCalibration calibration;
   calibration.Begin();
   const uint64_t start_ns = NowNs();
-  const DurationPhases phases(start_ns, config.duration_s, config.margin_s);
-  Phase phase = duration ? Phase::kWarmUp : Phase::kSample;
-  uint64_t window_count = 0;
+  std::optional<bench::DurationTimeline> timeline;
+  if (duration) timeline.emplace(*config.duration, start_ns);
+  Phase phase = duration ? timeline->At(start_ns) : Phase::kSample;
   uint64_t total_posted = 0;
   uint64_t total_completed = 0;
   uint64_t last_progress_ns = start_ns;
@@ -104,6 +107,7 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
     const int polled = ibv_poll_cq(session.send_cq(), kPollBatch, wcs.data());
     if (polled < 0) return IoError("ibv_poll_cq on the send CQ failed");
     const uint64_t now = polled > 0 || duration ? NowNs() : 0;
+    uint64_t credits = 0;  // messages these completions account for
     for (int i = 0; i < polled; ++i) {
       const ibv_wc& wc = wcs[static_cast<size_t>(i)];
       if (wc.status != IBV_WC_SUCCESS) return CompletionError(wc, "send");
@@ -112,9 +116,10 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
       const uint64_t credit = std::min<uint64_t>(config.cq_mod, per_qp - p.completed);
       p.completed += credit;
       total_completed += credit;
+      credits += credit;
       if (peak) completed[total_completed - 1] = bench::ReadCycles();
-      if (phase == Phase::kSample && duration) window_count += credit;
     }
+    if (duration) phase = timeline->Record(now, credits);
     int received = 0;
     if (config.receive_too) {
       received = ibv_poll_cq(session.recv_cq(), kPollBatch, wcs.data());
@@ -123,9 +128,8 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
         const ibv_wc& wc = wcs[static_cast<size_t>(i)];
         if (wc.status != IBV_WC_SUCCESS) return CompletionError(wc, "receive");
         ++total_received;
-        if (duration || receives_posted[wc.wr_id] < per_qp) {
+        if (refills[wc.wr_id].TakeOne()) {
           XFER_RETURN_IF_ERROR(posters[wc.wr_id].Post(session.qp(static_cast<uint32_t>(wc.wr_id))));
-          ++receives_posted[wc.wr_id];
         }
       }
     }
@@ -140,23 +144,16 @@ Result<bench::BwResult> RunBandwidthSender(VerbsSession& session, const TrafficC
             config.receive_too ? fmt::format(", {} received", total_received) : ""));
       }
     }
-    if (duration) {
-      const Phase next = phases.At(now);
-      if (next != phase) {
-        if (next == Phase::kSample) posted[0] = bench::ReadCycles();
-        if (phase == Phase::kSample) completed[0] = bench::ReadCycles();
-        phase = next;
-      }
-    }
   }
-  if (!peak && !duration) completed[0] = bench::ReadCycles();
-  calibration.End();
   if (duration) {
-    if (window_count == 0) {
+    if (timeline->sample_count() == 0) {
       return Timeout("no send completed inside the duration window (-D); is the path up?");
     }
-    return Finish(config, window_count, false, posted, completed, calibration, 1);
+    return bench::ComputeBandwidthDuration(config.size, timeline->sample_count(),
+                                           timeline->sample_ns());
   }
+  if (!peak) completed[0] = bench::ReadCycles();
+  calibration.End();
   return Finish(config, total, peak, posted, completed, calibration, config.cq_mod);
 }
 
@@ -170,24 +167,24 @@ Status PrePostReceives(VerbsSession& session, const TrafficConfig& config) {
 
 Result<bench::BwResult> RunBandwidthReceiver(VerbsSession& session, const TrafficConfig& config) {
   const uint32_t qps = session.qps();
-  const bool duration = config.duration_s > 0;
+  const bool duration = config.duration.has_value();
   const uint64_t per_qp = duration ? kNever : config.iterations;
   const uint64_t total = duration ? 0 : config.iterations * qps;
   std::vector<ReceivePoster> posters;
   posters.reserve(qps);
   for (uint32_t q = 0; q < qps; ++q) posters.emplace_back(session, q, config.size);
-  std::vector<uint64_t> received(qps, 0);
-  std::vector<uint64_t> posted(qps, session.rx_depth());
+  // PrePostReceives already gave every QP rx_depth receives.
+  std::vector<bench::ReceiveRefill> refills(qps, bench::ReceiveRefill(per_qp, session.rx_depth()));
 
   std::vector<uint64_t> first(1, 0);
   std::vector<uint64_t> last(1, 0);
   bench::CycleCalibration calibration;
   calibration.Begin();
   const uint64_t start_ns = NowNs();
-  const DurationPhases phases(start_ns, config.duration_s, config.margin_s);
-  Phase phase = duration ? Phase::kWarmUp : Phase::kSample;
+  std::optional<bench::DurationTimeline> timeline;
+  if (duration) timeline.emplace(*config.duration, start_ns);
+  Phase phase = duration ? timeline->At(start_ns) : Phase::kSample;
   uint64_t total_received = 0;
-  uint64_t window_count = 0;
   uint64_t last_progress_ns = start_ns;
   std::array<ibv_wc, kPollBatch> wcs{};
   while (duration ? phase != Phase::kEnd : total_received < total) {
@@ -197,16 +194,13 @@ Result<bench::BwResult> RunBandwidthReceiver(VerbsSession& session, const Traffi
       const ibv_wc& wc = wcs[static_cast<size_t>(i)];
       if (wc.status != IBV_WC_SUCCESS) return CompletionError(wc, "receive");
       if (!duration && total_received == 0) first[0] = bench::ReadCycles();
-      const uint64_t q = wc.wr_id;
-      ++received[q];
       ++total_received;
-      if (duration && phase == Phase::kSample) ++window_count;
-      if (posted[q] < per_qp) {
-        XFER_RETURN_IF_ERROR(posters[q].Post(session.qp(static_cast<uint32_t>(q))));
-        ++posted[q];
+      if (refills[wc.wr_id].TakeOne()) {
+        XFER_RETURN_IF_ERROR(posters[wc.wr_id].Post(session.qp(static_cast<uint32_t>(wc.wr_id))));
       }
     }
     const uint64_t now = NowNs();
+    if (duration) phase = timeline->Record(now, static_cast<uint64_t>(polled));
     if (polled > 0) {
       last_progress_ns = now;
     } else if (now - last_progress_ns > TimeoutNs(config)) {
@@ -215,23 +209,18 @@ Result<bench::BwResult> RunBandwidthReceiver(VerbsSession& session, const Traffi
           "flags, or (UD/UC) messages were dropped",
           config.timeout.count(), total_received, total));
     }
-    if (duration) {
-      const Phase next = phases.At(now);
-      if (next != phase) {
-        if (next == Phase::kSample) first[0] = bench::ReadCycles();
-        if (phase == Phase::kSample) last[0] = bench::ReadCycles();
-        phase = next;
-      }
-    }
   }
-  if (!duration) last[0] = bench::ReadCycles();
+  if (duration) {
+    if (timeline->sample_count() == 0) {
+      return Timeout("no message arrived inside the duration window (-D)");
+    }
+    return bench::ComputeBandwidthDuration(config.size, timeline->sample_count(),
+                                           timeline->sample_ns());
+  }
+  last[0] = bench::ReadCycles();
   calibration.End();
   TrafficConfig receive = config;
   receive.post_list = 1;
-  if (duration) {
-    if (window_count == 0) return Timeout("no message arrived inside the duration window (-D)");
-    return Finish(receive, window_count, false, first, last, calibration, 1);
-  }
   return Finish(receive, total, false, first, last, calibration, 1);
 }
 

@@ -4,8 +4,11 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "bench/cycle_clock.h"
+#include "bench/duration_timeline.h"
+#include "bench/receive_refill.h"
 #include "common/clock.h"
 #include "perftest/completion_error.h"
 #include "perftest/work_requests.h"
@@ -13,18 +16,21 @@
 namespace xfer::perftest {
 namespace {
 
-using Phase = DurationPhases::Phase;
+using Phase = bench::DurationTimeline::Phase;
 
 // A ping-pong's bookkeeping: iteration or duration mode, stamps, the
 // progress deadline. One per run.
 class PingPongClock {
  public:
   explicit PingPongClock(const TrafficConfig& config)
-      : config_(config),
-        duration_(config.duration_s > 0),
-        start_ns_(NowNs()),
-        phases_(start_ns_, config.duration_s, config.margin_s) {
-    if (!duration_) stamps_.posted_ns.reserve(config.iterations);
+      : config_(config), duration_(config.duration.has_value()) {
+    if (duration_) {
+      const uint64_t start_ns = NowNs();
+      timeline_.emplace(*config.duration, start_ns);
+      phase_ = timeline_->At(start_ns);
+    } else {
+      stamps_.posted_ns.reserve(config.iterations);
+    }
     calibration_.Begin();
   }
 
@@ -41,17 +47,16 @@ class PingPongClock {
     if (!duration_) stamps_.posted_ns.push_back(bench::ReadCycles());
   }
 
-  // Called once per completed exchange (a receive or a read completion).
+  // Called once per completed exchange (a receive or a read completion);
+  // duration mode counts it when it lands in the sample window.
   void CountExchange() {
-    if (!duration_) return;
-    phase_ = phases_.At(NowNs());
-    if (phase_ == Phase::kSample) ++stamps_.window_count;
+    if (duration_) phase_ = timeline_->Record(NowNs());
   }
 
   // Duration mode: the run's time is up. perftest's alarm ends the run at
   // that moment even while a side waits for a message the other side,
   // already stopped, will never send; a wait must give up on this too.
-  bool TimeIsUp() const { return duration_ && phases_.At(NowNs()) == Phase::kEnd; }
+  bool TimeIsUp() const { return duration_ && timeline_->At(NowNs()) == Phase::kEnd; }
 
   // Fails when `waited_since` lies further back than the timeout.
   Status CheckAlive(uint64_t waited_since, std::string_view what) const {
@@ -67,10 +72,11 @@ class PingPongClock {
   Result<LatencyStamps> Finish() {
     calibration_.End();
     if (duration_) {
-      if (stamps_.window_count == 0) {
+      if (timeline_->sample_count() == 0) {
         return Timeout("no exchange completed inside the duration window (-D)");
       }
-      stamps_.window_ns = phases_.sample_ns();
+      stamps_.window_count = timeline_->sample_count();
+      stamps_.window_ns = timeline_->sample_ns();
     } else {
       calibration_.ToNs(stamps_.posted_ns);
     }
@@ -80,9 +86,8 @@ class PingPongClock {
  private:
   const TrafficConfig& config_;
   bool duration_;
-  uint64_t start_ns_;
-  DurationPhases phases_;
-  Phase phase_ = Phase::kWarmUp;
+  std::optional<bench::DurationTimeline> timeline_;  // set: duration mode
+  Phase phase_ = Phase::kWarmUp;  // at the last reading
   bench::CycleCalibration calibration_;
   LatencyStamps stamps_;
 };
@@ -162,11 +167,12 @@ Result<LatencyStamps> RunSendLatency(VerbsSession& session, const TrafficConfig&
   SendChain chain(session, 0, bench::Verb::kSend, config.size, 1);
   ReceivePoster receives(session, 0, config.size);
   const bool client = session.is_client();
-  const bool duration = config.duration_s > 0;
+  const bool duration = config.duration.has_value();
   const uint64_t last_wr = duration ? std::numeric_limits<uint64_t>::max() : config.iterations - 1;
-  // As perftest: in iteration mode exactly `iterations` receives are ever
-  // posted, so none is left over for the next size of -a.
-  uint64_t receives_posted = session.rx_depth();
+  // PrePostReceives gave the QP rx_depth receives; replacements follow
+  // ReceiveRefill's rule.
+  bench::ReceiveRefill refill(duration ? bench::ReceiveRefill::kUnbounded : config.iterations,
+                              session.rx_depth());
 
   PingPongClock clock(config);
   uint64_t sent = 0;
@@ -177,10 +183,7 @@ Result<LatencyStamps> RunSendLatency(VerbsSession& session, const TrafficConfig&
       XFER_POLL_OR_END(clock, PollOne(session.recv_cq(), clock, "receive", "message"));
       ++received;
       clock.CountExchange();
-      if (duration || receives_posted < config.iterations) {
-        XFER_RETURN_IF_ERROR(receives.Post(session.qp(0)));
-        ++receives_posted;
-      }
+      if (refill.TakeOne()) XFER_RETURN_IF_ERROR(receives.Post(session.qp(0)));
     }
     if (!clock.ShouldSend(sent)) {
       if (!clock.ShouldSend(received)) break;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "bench/statistics.h"
 #include "perftest/bw_traffic.h"
@@ -23,7 +24,7 @@ using bench::Verb;
 struct Run {
   const BenchParams& params;
   const bench::EffectiveSettings& settings;
-  bench::DurationWindow window;
+  std::optional<bench::DurationWindow> duration;  // set: -D
   VerbsSession& session;
   BenchObserver& observer;
   bool server;
@@ -51,8 +52,7 @@ TrafficConfig ConfigFor(const Run& run, uint64_t size) {
   config.cq_mod = run.settings.cq_mod;
   config.post_list = run.params.post_list;
   config.peak = !run.settings.peak_disabled;
-  config.duration_s = run.params.duration_s;
-  config.margin_s = run.window.margin_s;
+  config.duration = run.duration;
   config.timeout = run.params.timeout;
   return config;
 }
@@ -255,11 +255,11 @@ Status RunTest(const Run& run) {
 Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observer) {
   auto settings = bench::ResolveSettings(params, params.cq_mod_given);
   if (!settings.ok()) return settings.status();
-  bench::DurationWindow window;
+  std::optional<bench::DurationWindow> duration;
   if (params.duration_s > 0) {
     auto resolved = bench::ResolveDurationWindow(params);
     if (!resolved.ok()) return resolved.status();
-    window = *resolved;
+    duration = *resolved;
   }
   for (const std::string& notice : settings->notices) observer.OnNotice(notice);
   const bool server = !link.is_client();
@@ -267,7 +267,7 @@ Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observe
   if (!session.ok()) return session.status();
   const std::vector<uint64_t> sizes = SizesFor(params, **session);
   XFER_RETURN_IF_ERROR((*session)->CreateResources(*std::max_element(sizes.begin(), sizes.end())));
-  const Run run{params, *settings, window, **session, observer, server};
+  const Run run{params, *settings, duration, **session, observer, server};
   return RunTest(run);
 }
 

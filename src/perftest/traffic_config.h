@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "bench/bench_params.h"
+#include "bench/duration_timeline.h"
 
 namespace xfer::perftest {
 
@@ -24,35 +26,12 @@ struct TrafficConfig {
   // send_bw -b: the sender also takes the peer's messages on its pre-posted
   // receives, re-posting them, until both directions are done.
   bool receive_too = false;
-  double duration_s = 0;    // > 0: duration mode
-  double margin_s = 0;
+  // Set: duration mode (-D). Each loop runs a bench::DurationTimeline from
+  // its start and reports over its scheduled sample window.
+  std::optional<bench::DurationWindow> duration;
   // The longest a loop waits for progress (a completion, a receive, the
   // peer's byte) before it declares the peer dead or the path broken.
   std::chrono::milliseconds timeout{10000};
-};
-
-// perftest's catch_alarm timeline, polled instead of signalled: warm up for
-// margin, sample for duration - 2*margin, run one more margin, end.
-class DurationPhases {
- public:
-  enum class Phase { kWarmUp, kSample, kCoolDown, kEnd };
-  DurationPhases(uint64_t start_ns, double duration_s, double margin_s)
-      : sample_begin_(start_ns + Ns(margin_s)),
-        sample_end_(start_ns + Ns(duration_s - margin_s)),
-        end_(start_ns + Ns(duration_s)) {}
-  Phase At(uint64_t now_ns) const {
-    if (now_ns < sample_begin_) return Phase::kWarmUp;
-    if (now_ns < sample_end_) return Phase::kSample;
-    if (now_ns < end_) return Phase::kCoolDown;
-    return Phase::kEnd;
-  }
-  // The sample window as scheduled: perftest's alarm stamps its edges, so
-  // its length is D - 2*margin whether or not traffic flowed at the edges.
-  uint64_t sample_ns() const { return sample_end_ - sample_begin_; }
-
- private:
-  static uint64_t Ns(double seconds) { return static_cast<uint64_t>(seconds * 1e9); }
-  uint64_t sample_begin_, sample_end_, end_;
 };
 
 }  // namespace xfer::perftest

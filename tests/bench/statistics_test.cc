@@ -349,6 +349,18 @@ TEST(ComputeLatencyDuration, AverageAndTransactionsPerSecond) {
   EXPECT_FALSE(ComputeLatencyDuration(64, 10, 10, 0).ok());
 }
 
+TEST(ComputeBandwidthDuration, UsesTheWindowItIsGiven) {
+  // 3000 messages of 64 KiB in a 2 s window (-D 4, margin 1).
+  Result<BwResult> r = ComputeBandwidthDuration(65536, 3000, /*window_ns=*/2'000'000'000);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->iterations, 3000u);
+  EXPECT_DOUBLE_EQ(r->avg_bytes_per_s, 65536.0 * 3000 / 2);
+  EXPECT_DOUBLE_EQ(r->msg_rate_mpps, 3000 / 2 / 1e6);
+  EXPECT_EQ(r->peak_bytes_per_s, 0.0);  // never a peak in duration mode
+  EXPECT_FALSE(ComputeBandwidthDuration(65536, 0, 2'000'000'000).ok());
+  EXPECT_FALSE(ComputeBandwidthDuration(65536, 3000, 0).ok());
+}
+
 TEST(RttFactor, ReadIsFullRoundTripOthersHalf) {
   EXPECT_EQ(RttFactor(Verb::kRead), 1);
   EXPECT_EQ(RttFactor(Verb::kAtomic), 1);  // run_iter_lat, like READ
