@@ -81,6 +81,10 @@ struct BenchParams {
   bool cpu_freq_warning_off = false;  // -F
   BwUnits units = BwUnits::kMiBps;    // --report_gbits
   bool use_hugepages = false;   // --use_hugepages
+  // --perform_warm_up: the verbs path's one-sided bandwidth tests post
+  // tx_depth signalled WRs per QP before timing (perftest's warm-up); the
+  // engine's transports always make an untimed first pass (bench/warm_up.h).
+  bool perform_warm_up = false;
   std::string json_path;        // --json FILE
   std::chrono::milliseconds timeout{10000};  // --timeout: every wait on the peer
   // --accept_timeout: how long a server waits for its client to show up.

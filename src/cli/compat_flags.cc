@@ -246,8 +246,6 @@ constexpr FlagSpec kCompatFlags[] = {
      "Name of the report json file", nullptr, RejectOutJson},
     {'\0', "output", "<units>", S::kAll, G::kUnsupported,
      "Print only one number", nullptr, RejectUnsupported},
-    {'\0', "perform_warm_up", "", S::kAll, G::kUnsupported,
-     "Warm up before measuring", nullptr, RejectUnsupported},
     {'\0', "rate_limit", "<rate>", S::kAll, G::kUnsupported, "Rate limiter",
      nullptr, RejectUnsupported},
     {'\0', "report-both", "", S::kAll, G::kUnsupported,

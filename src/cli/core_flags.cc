@@ -208,6 +208,9 @@ constexpr FlagSpec kCoreFlags[] = {
     {'\0', "use_hugepages", "", S::kAll, G::kPerftest,
      "Use Hugepages instead of contig, memalign allocations", nullptr,
      SetTrue<&BenchParams::use_hugepages>},
+    {'\0', "perform_warm_up", "", S::kBandwidth, G::kPerftest,
+     "Post tx-depth messages per QP before timing (shm/tcp always warm up)", nullptr,
+     SetTrue<&BenchParams::perform_warm_up>},
     {'\0', "transport", "<name>", S::kAll, G::kXfer,
      "Transport to use (default: the engine's choice, shm on one host, "
      "else tcp)",

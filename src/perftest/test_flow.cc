@@ -11,6 +11,7 @@
 #include "perftest/lat_traffic.h"
 #include "perftest/oob_link.h"
 #include "perftest/verbs_session.h"
+#include "perftest/warm_up.h"
 
 namespace xfer::perftest {
 namespace {
@@ -105,6 +106,12 @@ Status ReportLatency(const Run& run, uint64_t size, const LatencyStamps& stamps)
   return Status::Ok();
 }
 
+// --perform_warm_up, before each size's timed loop as in perftest.
+Status WarmUpIfAsked(const Run& run, uint64_t size) {
+  return run.params.perform_warm_up ? PerformWarmUp(run.session, ConfigFor(run, size))
+                                    : Status::Ok();
+}
+
 // ib_write_bw / ib_read_bw / ib_atomic_bw.
 Status OneSidedBandwidth(const Run& run) {
   VerbsSession& s = run.session;
@@ -117,6 +124,7 @@ Status OneSidedBandwidth(const Run& run) {
   if (run.params.bidirectional) {
     for (uint64_t size : sizes) {
       XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
+      XFER_RETURN_IF_ERROR(WarmUpIfAsked(run, size));
       auto local = RunBandwidthSender(s, ConfigFor(run, size));
       if (!local.ok()) return local.status();
       if (run.params.all_sizes) XFER_RETURN_IF_ERROR(s.Barrier("post-run"));
@@ -139,6 +147,7 @@ Status OneSidedBandwidth(const Run& run) {
   }
   bench::BwResult last;
   for (uint64_t size : sizes) {
+    XFER_RETURN_IF_ERROR(WarmUpIfAsked(run, size));
     auto local = RunBandwidthSender(s, ConfigFor(run, size));
     if (!local.ok()) return local.status();
     run.observer.OnBandwidth(*local);

@@ -134,11 +134,12 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(FlagsTest, SetsEveryOtherImplementedField) {
   const bench::BenchParams p = ParseRun(
       "write_bw -q 4 -F --report_gbits --use_hugepages --json out.json "
-      "--transport tcp --timeout 2.5 --accept_timeout 30 -N -t 64 h");
+      "--transport tcp --timeout 2.5 --accept_timeout 30 -N -t 64 --perform_warm_up h");
   EXPECT_EQ(p.qps, 4u);
   EXPECT_TRUE(p.cpu_freq_warning_off);
   EXPECT_EQ(p.units, bench::BwUnits::kGbps);
   EXPECT_TRUE(p.use_hugepages);
+  EXPECT_TRUE(p.perform_warm_up);
   EXPECT_EQ(p.json_path, "out.json");
   EXPECT_EQ(p.transport, "tcp");
   EXPECT_EQ(p.timeout, std::chrono::milliseconds(2500));

@@ -177,6 +177,8 @@ if want pairs; then
   run_pair "write_bw -a" 23 write_bw -a -n 5 -- write_bw -a -n 5
   run_pair "send_bw -a -c UD" 10 send_bw -a -n 50 -c UD -- send_bw -a -n 50 -c UD
   run_pair "write_bw -D 2" 1 write_bw -s 4096 -D 2 -- write_bw -s 4096 -D 2
+  run_pair "read_bw --perform_warm_up -q 2" 1 read_bw "${bw[@]}" --perform_warm_up -q 2 -- \
+    read_bw "${bw[@]}" --perform_warm_up -q 2
   run_pair "write_bw -l 4 -Q 2" 1 write_bw "${bw[@]}" -l 4 -Q 2 -- write_bw "${bw[@]}" -l 4 -Q 2
   run_pair "write_bw -I 64 -s 64" 1 write_bw -s 64 -n 500 -I 64 -- write_bw -s 64 -n 500 -I 64
   run_pair "read_bw -o 1" 1 read_bw "${bw[@]}" -o 1 -- read_bw "${bw[@]}" -o 1
@@ -217,6 +219,7 @@ if want interop; then
     run_interop "$skind" "$ckind" 1 send_lat -n 200 -c UD
     run_interop "$skind" "$ckind" 10 send_bw -a -n 50 -c UD
     run_interop "$skind" "$ckind" 1 write_bw -s 4096 -D 2
+    run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 --perform_warm_up
     for t in write_lat read_lat send_lat atomic_lat; do
       run_interop "$skind" "$ckind" 1 $t -n 200
     done
