@@ -63,7 +63,8 @@ TEST(Loopback, AClientThatFailsOnItsOwnKeepsItsErrorAndEndsTheServer) {
 
 TEST(Loopback, ARunThatWorksReportsOk) {
   QuietObserver observer;
-  EXPECT_TRUE(RunLoopback(TcpRun(), observer).ok());
+  const Status status = RunLoopback(TcpRun(), observer);
+  EXPECT_TRUE(status.ok()) << status.ToString();
 }
 
 }  // namespace
