@@ -219,7 +219,12 @@ if want interop; then
     run_interop "$skind" "$ckind" 1 send_lat -n 200 -c UD
     run_interop "$skind" "$ckind" 10 send_bw -a -n 50 -c UD
     run_interop "$skind" "$ckind" 1 write_bw -s 4096 -D 2
-    run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 --perform_warm_up
+    # Only the client warms up, so only an xfer client tests xfer's warm-up;
+    # a stock 4.5 client's own --perform_warm_up did not finish on rxe in
+    # the VM (killed after 300 s, the xfer server merely waiting).
+    if [[ $ckind == xfer ]]; then
+      run_interop "$skind" "$ckind" 1 write_bw -s 4096 -n 200 --perform_warm_up
+    fi
     for t in write_lat read_lat send_lat atomic_lat; do
       run_interop "$skind" "$ckind" 1 $t -n 200
     done
