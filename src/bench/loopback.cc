@@ -15,16 +15,6 @@
 namespace xfer::bench {
 namespace {
 
-class SilentObserver final : public BenchObserver {
- public:
-  void OnNotice(const std::string&) override {}
-  void OnWaitingForClient() override {}
-  void OnStart(const RunInfo&) override {}
-  void OnBandwidth(const BwResult&) override {}
-  void OnLatency(const LatResult&) override {}
-  void OnLatencyDuration(const LatDurationResult&) override {}
-};
-
 // Stands in for the server once the child has exited: accepts every
 // connection the client makes and closes it at once, so the client fails
 // with a lost connection instead of retrying its connect until --timeout.

@@ -82,6 +82,17 @@ class BenchObserver {
   virtual void OnLatencyDuration(const LatDurationResult& result) = 0;
 };
 
+// Reports nothing: for a run whose other half prints (the --loopback child).
+class SilentObserver final : public BenchObserver {
+ public:
+  void OnNotice(const std::string&) override {}
+  void OnWaitingForClient() override {}
+  void OnStart(const RunInfo&) override {}
+  void OnBandwidth(const BwResult&) override {}
+  void OnLatency(const LatResult&) override {}
+  void OnLatencyDuration(const LatDurationResult&) override {}
+};
+
 }  // namespace xfer::bench
 
 #endif  // XFER_BENCH_OBSERVER_H_

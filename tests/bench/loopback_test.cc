@@ -12,16 +12,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class QuietObserver final : public BenchObserver {
- public:
-  void OnNotice(const std::string&) override {}
-  void OnWaitingForClient() override {}
-  void OnStart(const RunInfo&) override {}
-  void OnBandwidth(const BwResult&) override {}
-  void OnLatency(const LatResult&) override {}
-  void OnLatencyDuration(const LatDurationResult&) override {}
-};
-
 BenchParams TcpRun() {
   BenchParams params;
   params.transport = "tcp";
@@ -36,7 +26,7 @@ BenchParams TcpRun() {
 // were taken) used to leave the client retrying a refused connect until
 // --timeout, and the client's "connection refused" hid the reason.
 TEST(Loopback, AServerThatFailsAtOnceIsReportedAtOnceWithItsReason) {
-  QuietObserver observer;
+  SilentObserver observer;
   const LoopbackRoles roles{
       [](const BenchParams&, Listener&, BenchObserver&) {
         return ResourceExhausted("no hugepages left for the server");
@@ -50,7 +40,7 @@ TEST(Loopback, AServerThatFailsAtOnceIsReportedAtOnceWithItsReason) {
 }
 
 TEST(Loopback, AClientThatFailsOnItsOwnKeepsItsErrorAndEndsTheServer) {
-  QuietObserver observer;
+  SilentObserver observer;
   const LoopbackRoles roles{RunServer, [](const BenchParams&, BenchObserver&) {
                               return InvalidArgument("the client's own problem");
                             }};
@@ -62,7 +52,7 @@ TEST(Loopback, AClientThatFailsOnItsOwnKeepsItsErrorAndEndsTheServer) {
 }
 
 TEST(Loopback, ARunThatWorksReportsOk) {
-  QuietObserver observer;
+  SilentObserver observer;
   const Status status = RunLoopback(TcpRun(), observer);
   EXPECT_TRUE(status.ok()) << status.ToString();
 }
