@@ -28,6 +28,7 @@ class Deadline {
   static Deadline Never() { return Deadline(std::chrono::steady_clock::time_point::max()); }
 
   bool expired() const { return std::chrono::steady_clock::now() >= at_; }
+  Deadline EarlierOf(Deadline other) const { return at_ <= other.at_ ? *this : other; }
 
   // Milliseconds left, clamped to [0, INT32_MAX]; for poll(2).
   int remaining_ms() const {

@@ -104,6 +104,11 @@ Status Socket::WaitFor(short events, Deadline deadline) {
   }
 }
 
+bool Socket::PeerClosed() const {
+  pollfd pfd{fd_.get(), POLLRDHUP, 0};
+  return ::poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
 Status Socket::SendAll(const void* data, size_t length, Deadline deadline) {
   iovec iov{const_cast<void*>(data), length};
   return SendAllv(std::span<iovec>(&iov, 1), deadline);

@@ -78,6 +78,9 @@ class Socket {
   // Reads whatever is waiting, up to `length`, without blocking: 0 when
   // nothing is. EOF is kConnectionLost.
   Result<size_t> RecvSome(void* data, size_t length);
+  // Whether the remote end has closed or reset the connection, without
+  // waiting and without consuming data: unread bytes do not count.
+  bool PeerClosed() const;
 
   // Length-prefixed message (u32 little-endian length, then bytes), for the
   // control and OOB channels. RecvMessage rejects a length above max_length

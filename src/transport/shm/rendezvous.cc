@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/wire.h"
+#include "transport/control_watch.h"
 
 namespace xfer::transport::shm {
 namespace {
@@ -70,7 +71,8 @@ Result<Socket> Listen(const EndpointSetup& setup) {
   announcement.String(name);
   XFER_RETURN_IF_ERROR(setup.control->SendMessage(announcement.bytes(), setup.deadline));
 
-  auto socket = AcceptUnix(listener->get(), setup.deadline);
+  auto socket = WhileControlOpen(*setup.control, setup.deadline, "its connect to @" + name,
+                                 [&](Deadline slice) { return AcceptUnix(listener->get(), slice); });
   if (!socket.ok()) return socket.status();
   auto proof = socket->RecvMessage(kTokenMessageBytes, setup.deadline);
   if (!proof.ok()) return proof.status();
@@ -95,7 +97,8 @@ Result<Socket> Join(const EndpointSetup& setup) {
   XFER_RETURN_IF_ERROR(r.ExpectEnd());
   if (!ValidName(name)) return ProtocolError("malformed shm socket name from the peer");
 
-  auto socket = ConnectUnixAbstract(name, setup.deadline);
+  auto socket = WhileControlOpen(*setup.control, setup.deadline, "its socket @" + name,
+                                 [&](Deadline slice) { return ConnectUnixAbstract(name, slice); });
   if (!socket.ok()) return socket.status();
   XFER_RETURN_IF_ERROR(socket->SendMessage(EncodeToken(token), setup.deadline));
   return socket;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/wire.h"
+#include "transport/control_watch.h"
 
 namespace xfer::transport::tcp {
 namespace {
@@ -99,11 +100,12 @@ Result<uint32_t> RecvHello(Socket& socket, uint64_t token, const std::vector<Soc
   return index;
 }
 
-Result<std::vector<Socket>> AcceptStreams(Listener& listener, uint32_t streams, uint64_t token,
-                                          Deadline deadline) {
+Result<std::vector<Socket>> AcceptStreams(const Socket& control, Listener& listener,
+                                          uint32_t streams, uint64_t token, Deadline deadline) {
   std::vector<Socket> incoming(streams);
   for (uint32_t accepted = 0; accepted < streams; ++accepted) {
-    auto socket = listener.Accept(deadline);
+    auto socket = WhileControlOpen(control, deadline, "its data streams",
+                                   [&](Deadline slice) { return listener.Accept(slice); });
     if (!socket.ok()) return socket.status().WithContext("tcp setup: accept");
     auto index = RecvHello(*socket, token, incoming, deadline);
     if (!index.ok()) return index.status();
@@ -173,12 +175,13 @@ Result<StreamSockets> EstablishStreams(const EndpointSetup& setup, const StreamO
 
   StreamSockets sockets;
   for (uint32_t i = 0; i < setup.streams; ++i) {
+    // Not sliced: restarting a connect in flight would fail on a long path.
     auto socket = ConnectTcp({setup.peer_host, peer->port}, setup.deadline);
     if (!socket.ok()) return socket.status().WithContext("tcp setup: connect");
     XFER_RETURN_IF_ERROR(SendHello(*socket, i, peer->token, setup.deadline));
     sockets.outgoing.push_back(std::move(*socket));
   }
-  auto incoming = AcceptStreams(*listener, setup.streams, mine.token, setup.deadline);
+  auto incoming = AcceptStreams(*setup.control, *listener, setup.streams, mine.token, setup.deadline);
   if (!incoming.ok()) return incoming.status();
   sockets.incoming = std::move(*incoming);
   listener->Close();

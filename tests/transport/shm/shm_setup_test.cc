@@ -174,5 +174,35 @@ TEST(ShmSetupTest, PeerThatHangsUpMidSetupIsConnectionLost) {
   ExpectSetupFails(half, StatusCode::kConnectionLost);
 }
 
+// A peer that dies during the rendezvous shows only on the control
+// connection; each side must notice it there, not wait out its deadline
+// (the deadline here is 3 s).
+void ExpectConnectionLostAtOnce(HalfPair& half, std::chrono::steady_clock::time_point since) {
+  ExpectSetupFails(half, StatusCode::kConnectionLost);
+  EXPECT_LT(std::chrono::steady_clock::now() - since, milliseconds(1500));
+}
+
+TEST(ShmSetupTest, InitiatorWhosePeerDiesBeforeConnectingIsConnectionLostAtOnce) {
+  HalfPair half;
+  StartRealSide(half, true, {});
+  ASSERT_TRUE(half.fake_control.RecvMessage(1024, Deadline::After(kDeadline)).ok());
+  const auto closed_at = std::chrono::steady_clock::now();
+  half.fake_control.Close();
+  ExpectConnectionLostAtOnce(half, closed_at);
+}
+
+TEST(ShmSetupTest, TargetWhosePeerDiesAfterItsAnnouncementIsConnectionLostAtOnce) {
+  HalfPair half;
+  StartRealSide(half, false, {});
+  WireWriter w;
+  w.U64(1);
+  w.U64(2);
+  w.String("xfer-shm-1-00000000deadbeef");  // well formed; nobody listens there
+  ASSERT_TRUE(half.fake_control.SendMessage(w.bytes(), Deadline::After(kDeadline)).ok());
+  const auto closed_at = std::chrono::steady_clock::now();
+  half.fake_control.Close();
+  ExpectConnectionLostAtOnce(half, closed_at);
+}
+
 }  // namespace
 }  // namespace xfer::testing

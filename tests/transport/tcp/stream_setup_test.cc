@@ -170,6 +170,23 @@ TEST_F(StreamSetupTest, DuplicateOrOutOfRangeIndexIsRefused) {
   }
 }
 
+// The peer's death shows only on the control connection while this side
+// waits for its data streams: it must be noticed there, not at the 2 s
+// deadline.
+TEST_F(StreamSetupTest, PeerThatDiesBeforeConnectingItsStreamsIsConnectionLostAtOnce) {
+  auto a = std::async(std::launch::async, [&] {
+    return EstablishStreams(Setup(a_control_, 1, true), StreamOptions{});
+  });
+  auto listener = Listener::Bind({"127.0.0.1", 0});
+  ASSERT_TRUE(listener.ok());
+  ExchangeByHand(listener->local_address().port, 1, 77);
+  const auto closed_at = std::chrono::steady_clock::now();
+  b_control_.Close();
+  auto result = a.get();
+  EXPECT_EQ(result.status().code(), StatusCode::kConnectionLost) << result.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - closed_at, 1000ms);
+}
+
 TEST_F(StreamSetupTest, SilentPeerTimesOut) {
   EndpointSetup setup = Setup(a_control_, 1, true);
   setup.deadline = Deadline::After(200ms);
