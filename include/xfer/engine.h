@@ -83,6 +83,9 @@ struct PeerInfo {
   std::string name;       // the peer's EngineOptions::name
   std::string transport;  // the transport carrying this connection
   uint32_t streams = 0;
+  // Whether that transport moves CUDA device memory (MemoryKind::kCuda);
+  // where it does not, Submit refuses device memory on this connection.
+  bool device_memory = false;
   std::vector<RemoteRegion> regions;  // as the peer described them
 };
 
@@ -107,17 +110,33 @@ class Engine {
   virtual std::string listen_address() const = 0;
 
   // Allocates `length` bytes, zero-filled and page-aligned, owned by the
-  // engine and registered with `options.access`. Memory the engine allocates
-  // can be mapped by a same-host peer, so shm transfers into it are plain
-  // memory copies. Errors: kInvalidArgument (length 0), kResourceExhausted
-  // (out of memory or of free hugepages).
+  // engine and registered with `options.access`. Host and hugepage memory
+  // the engine allocates can be mapped by a same-host peer, so shm
+  // transfers into it are plain memory copies.
+  //
+  // MemoryKind::kCuda allocates on the GPU `options.device` (cuMemAlloc in
+  // that device's primary context, the one the CUDA runtime uses). The
+  // NVIDIA driver is loaded at run time on the first such call; this engine
+  // runs without one. Only a transport whose capabilities say it carries
+  // device memory moves it; Submit refuses the rest (see Submit).
+  //
+  // Errors: kInvalidArgument (length 0; for kCuda, a device ordinal this
+  // process cannot see), kResourceExhausted (out of memory, of free
+  // hugepages, or of device memory); for kCuda also kFailedPrecondition
+  // saying why this host cannot use CUDA (no NVIDIA driver, the toolkit's
+  // stub library, a driver older than CUDA 12.0, no device) and
+  // kNotSupported when this build has no CUDA support.
   virtual Result<MemoryRegion> AllocateMemory(size_t length,
                                               const MemoryOptions& options) = 0;
 
   // Registers caller-owned memory [address, address+length). The caller keeps
   // ownership and must keep it valid until DeregisterMemory. `options.kind`
-  // is ignored. Errors: kInvalidArgument (null, zero length, or overlapping
-  // an existing region).
+  // is ignored: the kind is detected. Where an NVIDIA driver is present, the
+  // driver is asked what the memory is, and CUDA device memory (cudaMalloc
+  // or the VMM API) registers as kCuda on its device; the range must lie
+  // inside one device allocation. Errors: kInvalidArgument (null, zero
+  // length, overlapping an existing region, leaving its device allocation,
+  // or CUDA managed memory, which migrates and has no one right path).
   virtual Result<MemoryRegion> RegisterMemory(void* address, size_t length,
                                               const MemoryOptions& options) = 0;
 
@@ -183,7 +202,8 @@ class Engine {
   // any byte moves. Errors: kNotFound (peer), kInvalidArgument (empty batch,
   // zero length, request already in flight), kOutOfRange (an address outside
   // registered memory), kPermissionDenied (region lacks the access),
-  // kConnectionLost.
+  // kNotSupported (CUDA device memory on either side, on a transport that
+  // does not carry it; the message names the transport), kConnectionLost.
   virtual Status Submit(PeerId peer, OpCode op,
                         std::span<const TransferEntry> entries,
                         TransferRequest& request, uint32_t stream = 0) = 0;
@@ -200,14 +220,15 @@ class Engine {
   // the peer has them: a message longer than the peer's receive fails that
   // receive, on the peer's side, not this send. Errors: kNotFound,
   // kInvalidArgument (zero length, request in flight), kOutOfRange (data not
-  // registered), kConnectionLost.
+  // registered), kNotSupported (as Submit's), kConnectionLost.
   virtual Status PostSend(PeerId peer, const void* data, size_t length,
                           TransferRequest& request, uint32_t stream = 0) = 0;
 
   // Two-sided: posts a buffer for the peer's next send. Receives are filled
   // in posting order. request.bytes() gives the received length. A message
   // longer than `capacity` fails the receive with kInvalidArgument and is
-  // dropped. Errors: kNotFound, kInvalidArgument, kOutOfRange.
+  // dropped. Errors: kNotFound, kInvalidArgument, kOutOfRange, kNotSupported
+  // (as Submit's).
   virtual Status PostRecv(PeerId peer, void* buffer, size_t capacity,
                           TransferRequest& request) = 0;
 };

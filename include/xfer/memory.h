@@ -29,11 +29,18 @@ constexpr bool HasAccess(Access granted, Access wanted) {
 enum class MemoryKind : uint32_t {
   kHost = 0,      // ordinary pages
   kHugepage = 1,  // 2 MiB hugepages (needs free pages in /proc/sys/vm/nr_hugepages)
+  // CUDA device memory (VRAM) on one GPU. Usable where an NVIDIA driver and
+  // a GPU are; see Engine::AllocateMemory and Engine::RegisterMemory.
+  kCuda = 2,
 };
+
+// "host", "hugepage", "cuda".
+const char* MemoryKindName(MemoryKind kind);
 
 struct MemoryOptions {
   Access access = Access::kRemoteReadWrite;  // what the peer may do
   MemoryKind kind = MemoryKind::kHost;       // only for Engine::AllocateMemory
+  int device = 0;  // CUDA device ordinal, for kind == kCuda only
 };
 
 // A region registered with a local engine. A plain value: copying it copies
@@ -45,6 +52,7 @@ struct MemoryRegion {
   size_t length = 0;         // bytes
   Access access = Access::kNone;
   MemoryKind kind = MemoryKind::kHost;
+  int device = -1;  // the CUDA device ordinal of kCuda memory; -1 otherwise
 };
 
 // A region the peer registered, as it described itself at connect time.
@@ -55,6 +63,8 @@ struct RemoteRegion {
   uint64_t address = 0;
   uint64_t length = 0;
   Access access = Access::kNone;
+  MemoryKind kind = MemoryKind::kHost;  // where the peer's bytes live
+  int device = -1;  // the peer's CUDA device ordinal for kCuda; -1 otherwise
 };
 
 }  // namespace xfer

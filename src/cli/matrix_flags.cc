@@ -32,6 +32,7 @@ struct MatrixText {
   bool quiet = false;
   std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
       loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
+      use_cuda,
       gid_index, json, csv, markdown;
 };
 
@@ -63,6 +64,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   Text(app, "-d,--ib-dev", t.device, "RDMA device of the verbs transport");
   Text(app, "-i,--ib-port", t.ib_port, "its port (default 1)");
   Text(app, "-x,--gid-index", t.gid_index, "its GID index (default: automatic)");
+  Text(app, "--use_cuda", t.use_cuda, "CUDA device ordinal of this side's device memory");
   Text(app, "--json", t.json, "write every sample of every cell as JSON");
   Text(app, "--csv", t.csv, "write one row per cell as CSV");
   Text(app, "--markdown", t.markdown, "write the table in the seed's Markdown layout");
@@ -181,6 +183,7 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
     c.verbs.device = *t.device;
   }
   XFER_RETURN_IF_ERROR(ParseCount(t.ib_port, "-i/--ib-port", 1, 255, c.verbs.port));
+  XFER_RETURN_IF_ERROR(ParseCount(t.use_cuda, "--use_cuda", 0, 1023, c.cuda_device));
   if (t.gid_index) {
     int gid = 0;
     XFER_RETURN_IF_ERROR(ParseCount(t.gid_index, "-x/--gid-index", 0, 255, gid));
@@ -237,6 +240,8 @@ std::string MatrixHelp() {
       "  --warmup N            uncounted samples before them (default 1)\n"
       "  --memory KIND         the initiator's host memory: host or hugepage (default host)\n"
       "  --remote_memory KIND  the target's host memory (default host)\n"
+      "  --use_cuda GPU        CUDA device ordinal of this side's device memory, the D\n"
+      "                        of a direction (default 0); each side names its own\n"
       "  --streams N           engine streams per connection, 1..64 (default 1)\n"
       "  --verify              after each cell's samples, move fresh data once more and\n"
       "                        check every byte; a mismatch fails the run\n"

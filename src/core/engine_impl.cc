@@ -23,6 +23,8 @@ EngineImpl::EngineImpl(const EngineOptions& options, TransportList transports,
     : options_(options),
       identity_{options.name, static_cast<int32_t>(getpid()), LocalHostIdentity()},
       transports_(std::move(transports)),
+      devices_(cuda::DeviceRuntime::Create()),
+      memory_(*devices_),
       listener_(std::move(listener)) {
   if (listener_) accept_thread_ = std::thread([this] { AcceptLoop(); });
 }
@@ -154,9 +156,24 @@ Status EngineImpl::Disconnect(PeerId peer) {
   return Status::Ok();
 }
 
-Status EngineImpl::CheckLocal(const void* address, size_t length, const char* what) const {
-  Status status = memory_.Check(AddressOf(address), length, Access::kNone);
-  return status.ok() ? status : status.WithContext(what);
+Result<MemoryKind> EngineImpl::CheckLocal(const void* address, size_t length,
+                                          const char* what) const {
+  auto kind = memory_.Locate(AddressOf(address), length, Access::kNone);
+  if (!kind.ok()) return kind.status().WithContext(what);
+  return kind;
+}
+
+// Device memory only travels on a transport that says it carries it.
+Status EngineImpl::CheckCarried(const PeerConnection& connection, MemoryKind local,
+                                MemoryKind remote) const {
+  if (connection.capabilities().device_memory ||
+      (local != MemoryKind::kCuda && remote != MemoryKind::kCuda)) {
+    return Status::Ok();
+  }
+  return NotSupported(fmt::format(
+      "the {} transport does not carry CUDA device memory in this build ({} memory on this "
+      "side, {} memory on the peer's)",
+      connection.info().transport, MemoryKindName(local), MemoryKindName(remote)));
 }
 
 Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
@@ -171,9 +188,13 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
     if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
-    XFER_RETURN_IF_ERROR(CheckLocal(e.local, e.length, "local buffer"));
+    auto local = CheckLocal(e.local, e.length, "local buffer");
+    if (!local.ok()) return local.status();
     auto remote = connection->remote().Check(e.remote, e.length, needed);
     if (!remote.ok()) return remote.status().WithContext(fmt::format("entry {}", i));
+    if (Status carried = CheckCarried(*connection, *local, (*remote)->kind); !carried.ok()) {
+      return carried.WithContext(fmt::format("entry {}", i));
+    }
   }
   auto& endpoint = connection->endpoint();
   stream %= connection->info().streams;
@@ -187,9 +208,11 @@ Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
   if (internal::RequestAccess::InFlight(request)) {
     return InvalidArgument("request is already in flight");
   }
-  XFER_RETURN_IF_ERROR(CheckLocal(data, length, "send buffer"));
+  auto kind = CheckLocal(data, length, "send buffer");
+  if (!kind.ok()) return kind.status();
   auto connection = FindPeer(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckCarried(*connection, *kind, MemoryKind::kHost));
   return connection->endpoint().PostSend(data, length, request,
                                          stream % connection->info().streams);
 }
@@ -199,9 +222,11 @@ Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, Transfer
   if (internal::RequestAccess::InFlight(request)) {
     return InvalidArgument("request is already in flight");
   }
-  XFER_RETURN_IF_ERROR(CheckLocal(buffer, capacity, "receive buffer"));
+  auto kind = CheckLocal(buffer, capacity, "receive buffer");
+  if (!kind.ok()) return kind.status();
   auto connection = FindPeer(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckCarried(*connection, *kind, MemoryKind::kHost));
   return connection->endpoint().PostRecv(buffer, capacity, request);
 }
 

@@ -46,11 +46,13 @@ class EngineImpl final : public Engine {
   ConnectContext Context();
   PeerId AddPeer(std::shared_ptr<PeerConnection> connection);
   std::shared_ptr<PeerConnection> FindPeer(PeerId peer) const;
-  Status CheckLocal(const void* address, size_t length, const char* what) const;
+  Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
+  Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
 
   const EngineOptions options_;
   const PeerIdentity identity_;
   const TransportList transports_;
+  const std::unique_ptr<cuda::DeviceRuntime> devices_;  // outlives memory_
   MemoryRegistry memory_;
 
   // Held shared by each connection being established, from the registry

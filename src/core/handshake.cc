@@ -56,6 +56,8 @@ void PutRegions(WireWriter& w, const std::vector<RemoteRegion>& regions) {
     w.U64(region.address);
     w.U64(region.length);
     w.U32(static_cast<uint32_t>(region.access));
+    w.U32(static_cast<uint32_t>(region.kind));
+    w.U32(static_cast<uint32_t>(region.device));
   }
 }
 
@@ -75,6 +77,22 @@ Status ValidateRegions(std::vector<RemoteRegion>& regions) {
   return Status::Ok();
 }
 
+// A region's memory kind and device: a known kind, and a device ordinal
+// exactly for CUDA memory.
+Status GetKind(uint32_t kind, int32_t device, RemoteRegion& region) {
+  if (kind > static_cast<uint32_t>(MemoryKind::kCuda)) {
+    return ProtocolError(fmt::format("peer region {} has unknown memory kind {}", region.id, kind));
+  }
+  region.kind = static_cast<MemoryKind>(kind);
+  const bool cuda = region.kind == MemoryKind::kCuda;
+  if (cuda ? device < 0 : device != -1) {
+    return ProtocolError(fmt::format("peer region {} ({} memory) names device {}", region.id,
+                                     MemoryKindName(region.kind), device));
+  }
+  region.device = device;
+  return Status::Ok();
+}
+
 Status GetRegions(WireReader& r, std::vector<RemoteRegion>& regions) {
   uint32_t count = 0;
   XFER_RETURN_IF_ERROR(r.U32(count));
@@ -82,14 +100,19 @@ Status GetRegions(WireReader& r, std::vector<RemoteRegion>& regions) {
   regions.resize(count);
   for (auto& region : regions) {
     uint32_t access = 0;
+    uint32_t kind = 0;
+    uint32_t device = 0;
     XFER_RETURN_IF_ERROR(r.U64(region.id));
     XFER_RETURN_IF_ERROR(r.U64(region.address));
     XFER_RETURN_IF_ERROR(r.U64(region.length));
     XFER_RETURN_IF_ERROR(r.U32(access));
+    XFER_RETURN_IF_ERROR(r.U32(kind));
+    XFER_RETURN_IF_ERROR(r.U32(device));
     if ((access & ~static_cast<uint32_t>(Access::kRemoteReadWrite)) != 0) {
       return ProtocolError("peer region has unknown access bits");
     }
     region.access = static_cast<Access>(access);
+    XFER_RETURN_IF_ERROR(GetKind(kind, static_cast<int32_t>(device), region));
   }
   return ValidateRegions(regions);
 }

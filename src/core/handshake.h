@@ -23,7 +23,7 @@
 namespace xfer::core {
 
 inline constexpr uint32_t kHandshakeMagic = 0x52454658;  // "XFER"
-inline constexpr uint16_t kHandshakeVersion = 1;
+inline constexpr uint16_t kHandshakeVersion = 2;  // 2: regions carry their memory kind
 inline constexpr size_t kMaxHandshakeBytes = 1 << 20;
 inline constexpr size_t kMaxRegions = 4096;
 inline constexpr size_t kMaxTransports = 16;

@@ -49,15 +49,20 @@ MemoryRegistry::~MemoryRegistry() {
   for (const auto& [address, entry] : by_address_) Release(entry);
 }
 
-void MemoryRegistry::Release(const Entry& entry) {
+void MemoryRegistry::Release(const Entry& entry) const {
   if (!entry.owned) return;
-  size_t unit = entry.kind == MemoryKind::kHugepage ? kHugePageSize : 4096;
+  if (entry.view.kind == MemoryKind::kCuda) {
+    (void)devices_.Free(AddressOf(entry.view.address));
+    return;
+  }
+  size_t unit = entry.view.kind == MemoryKind::kHugepage ? kHugePageSize : 4096;
   munmap(entry.view.address, RoundUp(entry.view.length, unit));
   close(entry.view.fd);
 }
 
 Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions& options) {
   if (length == 0) return InvalidArgument("cannot allocate a zero-length region");
+  if (options.kind == MemoryKind::kCuda) return AllocateDevice(length, options);
   const bool huge = options.kind == MemoryKind::kHugepage;
   const size_t mapped = RoundUp(length, huge ? kHugePageSize : 4096);
   auto fd = CreateBackingFd(mapped, options.kind);
@@ -80,7 +85,23 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
   entry.view.length = length;
   entry.view.access = options.access;
   entry.view.fd = fd->release();
-  entry.kind = options.kind;
+  entry.view.kind = options.kind;
+  entry.owned = true;
+  return Insert(entry);
+}
+
+Result<MemoryRegion> MemoryRegistry::AllocateDevice(size_t length, const MemoryOptions& options) {
+  auto address = devices_.Allocate(options.device, length);
+  if (!address.ok()) {
+    return address.status().WithContext(
+        fmt::format("CUDA device memory on device {}", options.device));
+  }
+  Entry entry;
+  entry.view.address = reinterpret_cast<void*>(*address);
+  entry.view.length = length;
+  entry.view.access = options.access;
+  entry.view.kind = MemoryKind::kCuda;
+  entry.view.device = options.device;
   entry.owned = true;
   return Insert(entry);
 }
@@ -97,10 +118,16 @@ Result<MemoryRegion> MemoryRegistry::Register(void* address, size_t length, Acce
       return InvalidArgument(fmt::format("[{}, +{}) overlaps a registered region", address, length));
     }
   }
+  auto what = devices_.Classify(address, length);
+  if (!what.ok()) return what.status().WithContext(fmt::format("registering [{}, +{})", address, length));
   Entry entry;
   entry.view.address = address;
   entry.view.length = length;
   entry.view.access = access;
+  if (what->device) {
+    entry.view.kind = MemoryKind::kCuda;
+    entry.view.device = what->ordinal;
+  }
   return Insert(entry);
 }
 
@@ -108,8 +135,8 @@ MemoryRegion MemoryRegistry::Insert(Entry entry) {
   std::unique_lock lock(mu_);
   entry.view.id = next_id_++;
   by_address_.emplace(AddressOf(entry.view.address), entry);
-  return MemoryRegion{entry.view.id, entry.view.address, entry.view.length, entry.view.access,
-                      entry.kind};
+  return MemoryRegion{entry.view.id,     entry.view.address, entry.view.length,
+                      entry.view.access, entry.view.kind,    entry.view.device};
 }
 
 bool MemoryRegistry::OverlapsLocked(uint64_t address, uint64_t length) const {
@@ -138,7 +165,8 @@ Status MemoryRegistry::Deregister(
   return withdrawn;
 }
 
-Status MemoryRegistry::Check(uint64_t address, uint64_t length, Access needed) const {
+Result<MemoryKind> MemoryRegistry::Locate(uint64_t address, uint64_t length,
+                                          Access needed) const {
   if (length == 0) return InvalidArgument("zero-length range");
   std::shared_lock lock(mu_);
   auto it = by_address_.upper_bound(address);
@@ -154,7 +182,7 @@ Status MemoryRegistry::Check(uint64_t address, uint64_t length, Access needed) c
     return PermissionDenied(fmt::format("region {} does not grant remote {}", view.id,
                                         needed == Access::kRemoteRead ? "read" : "write"));
   }
-  return Status::Ok();
+  return view.kind;
 }
 
 std::vector<transport::LocalRegionView> MemoryRegistry::Snapshot() const {
@@ -168,7 +196,8 @@ std::vector<transport::LocalRegionView> MemoryRegistry::Snapshot() const {
 std::vector<RemoteRegion> DescribeRegions(const std::vector<transport::LocalRegionView>& views) {
   std::vector<RemoteRegion> table;
   for (const auto& view : views) {
-    table.push_back({view.id, AddressOf(view.address), view.length, view.access});
+    table.push_back(
+        {view.id, AddressOf(view.address), view.length, view.access, view.kind, view.device});
   }
   return table;
 }

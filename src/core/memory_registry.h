@@ -10,25 +10,31 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
 #include "xfer/memory.h"
 #include "xfer/status.h"
 
 namespace xfer::core {
 
-// Thread-safe. Regions the registry allocated are unmapped when deregistered
-// or when the registry is destroyed.
+// Thread-safe. Regions the registry allocated are unmapped (or, on a GPU,
+// freed) when deregistered or when the registry is destroyed. `devices`
+// outlives the registry.
 class MemoryRegistry final : public transport::LocalMemory {
  public:
-  MemoryRegistry() = default;
+  explicit MemoryRegistry(cuda::DeviceRuntime& devices) : devices_(devices) {}
   ~MemoryRegistry() override;
   MemoryRegistry(const MemoryRegistry&) = delete;
   MemoryRegistry& operator=(const MemoryRegistry&) = delete;
 
-  // Errors: kInvalidArgument (length 0), kResourceExhausted (memfd, mmap or
-  // hugepage reservation failed; the message says which).
+  // Errors: kInvalidArgument (length 0, no such CUDA device),
+  // kResourceExhausted (memfd, mmap, hugepage reservation or device memory
+  // failed; the message says which), and for kCuda DeviceRuntime's reasons
+  // (kFailedPrecondition, kNotSupported).
   Result<MemoryRegion> Allocate(size_t length, const MemoryOptions& options);
-  // Errors: kInvalidArgument (null, zero length, wraps, overlaps).
+  // The region's kind is what the CUDA driver says the memory is (host
+  // memory where there is no driver). Errors: kInvalidArgument (null, zero
+  // length, wraps, overlaps, leaves its CUDA allocation, managed memory).
   Result<MemoryRegion> Register(void* address, size_t length, Access access);
   // Removes the region from the table, so that every later Check and
   // Snapshot misses it, then calls `withdraw` with it (the engine revokes
@@ -39,19 +45,20 @@ class MemoryRegistry final : public transport::LocalMemory {
   Status Deregister(const MemoryRegion& region,
                     const std::function<Status(const transport::LocalRegionView&)>& withdraw);
 
-  Status Check(uint64_t address, uint64_t length, Access needed) const override;
+  Result<MemoryKind> Locate(uint64_t address, uint64_t length, Access needed) const override;
   std::vector<transport::LocalRegionView> Snapshot() const override;
 
  private:
   struct Entry {
     transport::LocalRegionView view;
-    MemoryKind kind = MemoryKind::kHost;
-    bool owned = false;  // allocated here: unmap and close on removal
+    bool owned = false;  // allocated here: unmap and close (or free) on removal
   };
-  static void Release(const Entry& entry);
+  void Release(const Entry& entry) const;
+  Result<MemoryRegion> AllocateDevice(size_t length, const MemoryOptions& options);
   bool OverlapsLocked(uint64_t address, uint64_t length) const;
   MemoryRegion Insert(Entry entry);
 
+  cuda::DeviceRuntime& devices_;
   mutable std::shared_mutex mu_;
   std::map<uint64_t, Entry> by_address_;  // GUARDED_BY(mu_); key: start address
   uint64_t next_id_ = 1;                  // GUARDED_BY(mu_)

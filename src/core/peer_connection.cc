@@ -55,11 +55,12 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   return std::move(endpoint.value());
 }
 
-PeerInfo MakeInfo(const PeerIdentity& peer, std::string_view transport, uint32_t streams,
-                  const std::vector<RemoteRegion>& regions) {
+PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transport,
+                  uint32_t streams, const std::vector<RemoteRegion>& regions) {
   PeerInfo info;
+  info.device_memory = transport.capabilities().device_memory;
   info.name = peer.name;
-  info.transport = std::string(transport);
+  info.transport = std::string(transport.name());
   info.streams = streams;
   info.regions = regions;
   return info;
@@ -67,9 +68,11 @@ PeerInfo MakeInfo(const PeerIdentity& peer, std::string_view transport, uint32_t
 
 }  // namespace
 
-PeerConnection::PeerConnection(PeerInfo info, Socket control, transport::RemoteMemory remote,
+PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabilities,
+                               Socket control, transport::RemoteMemory remote,
                                std::unique_ptr<transport::Endpoint> endpoint)
     : info_(std::move(info)),
+      capabilities_(capabilities),
       control_(std::move(control)),
       remote_(std::move(remote)),
       endpoint_(std::move(endpoint)) {}
@@ -165,8 +168,8 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
     return endpoint.status();
   }
   return std::make_unique<PeerConnection>(
-      MakeInfo(reply->identity, transport->name(), reply->streams, reply->regions),
-      std::move(control.value()), std::move(remote), std::move(endpoint.value()));
+      MakeInfo(reply->identity, *transport, reply->streams, reply->regions),
+      transport->capabilities(), std::move(control.value()), std::move(remote), std::move(endpoint.value()));
 }
 
 }  // namespace
@@ -246,8 +249,8 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
                                 remote, std::move(announced), deadline);
   if (!endpoint.ok()) return endpoint.status();
   return std::make_unique<PeerConnection>(
-      MakeInfo(hello->identity, transport->name(), reply.streams, hello->regions),
-      std::move(control), std::move(remote), std::move(endpoint.value()));
+      MakeInfo(hello->identity, *transport, reply.streams, hello->regions),
+      transport->capabilities(), std::move(control), std::move(remote), std::move(endpoint.value()));
 }
 
 }  // namespace xfer::core

@@ -32,11 +32,13 @@ struct ConnectContext {
 
 class PeerConnection {
  public:
-  PeerConnection(PeerInfo info, Socket control, transport::RemoteMemory remote,
-                 std::unique_ptr<transport::Endpoint> endpoint);
+  PeerConnection(PeerInfo info, transport::Capabilities capabilities, Socket control,
+                 transport::RemoteMemory remote, std::unique_ptr<transport::Endpoint> endpoint);
   ~PeerConnection();
 
   const PeerInfo& info() const { return info_; }
+  // The carrying transport's.
+  const transport::Capabilities& capabilities() const { return capabilities_; }
   const transport::RemoteMemory& remote() const { return remote_; }
   transport::Endpoint& endpoint() { return *endpoint_; }
 
@@ -46,6 +48,7 @@ class PeerConnection {
 
  private:
   PeerInfo info_;
+  transport::Capabilities capabilities_;
   Socket control_;
   transport::RemoteMemory remote_;
   std::unique_ptr<transport::Endpoint> endpoint_;

@@ -19,8 +19,10 @@ struct LocalRegionView {
   // A memfd backing exactly [address, address+length) when the engine
   // allocated the region, so that a same-host peer can map it; else -1.
   // Owned by the engine: transports dup() it if they need it to outlive a
-  // call.
+  // call. Always -1 for kCuda memory.
   int fd = -1;
+  MemoryKind kind = MemoryKind::kHost;
+  int device = -1;  // the CUDA device ordinal of kCuda memory
 };
 
 // Implemented by the engine's memory registry. Thread-safe.
@@ -32,7 +34,11 @@ class LocalMemory {
   // that grants `needed` (kNone: any registered region). Overflowing ranges
   // count as out of range. Errors: kOutOfRange, kPermissionDenied,
   // kInvalidArgument (length 0).
-  virtual Status Check(uint64_t address, uint64_t length, Access needed) const = 0;
+  Status Check(uint64_t address, uint64_t length, Access needed) const {
+    return Locate(address, length, needed).status();
+  }
+  // Check's answer and, when it is OK, the kind of memory the range is in.
+  virtual Result<MemoryKind> Locate(uint64_t address, uint64_t length, Access needed) const = 0;
 
   // Every region registered now.
   virtual std::vector<LocalRegionView> Snapshot() const = 0;

@@ -26,6 +26,11 @@ struct Capabilities {
   bool one_sided = false;       // PostWrite / PostRead
   bool two_sided = false;       // PostSend / PostRecv
   bool same_host_only = false;  // only between processes of one host
+  // Moves CUDA device memory (MemoryKind::kCuda) on either side. Without
+  // it the engine refuses such transfers before posting them, naming the
+  // transport; no transport may touch device memory as if it were host
+  // memory.
+  bool device_memory = false;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
   // Preference among transports both peers allow; higher wins when the
   // caller forces none (shm beats tcp on one host).

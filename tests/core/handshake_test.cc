@@ -79,6 +79,34 @@ TEST(HandshakeTest, RejectsHostileRegionTables) {
   EXPECT_EQ(DecodeHello(EncodeHello(bad_access)).status().code(), StatusCode::kProtocolError);
 }
 
+TEST(HandshakeTest, RegionsCarryTheirMemoryKindAndDevice) {
+  Hello hello = SampleHello();
+  hello.regions = {{1, 0x1000, 4096, Access::kRemoteWrite, MemoryKind::kHugepage, -1},
+                   {2, 0x7f0000000000, 1 << 20, Access::kRemoteReadWrite, MemoryKind::kCuda, 3}};
+  auto decoded = DecodeHello(EncodeHello(hello));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_EQ(decoded->regions.size(), 2u);
+  EXPECT_EQ(decoded->regions[0].kind, MemoryKind::kHugepage);
+  EXPECT_EQ(decoded->regions[0].device, -1);
+  EXPECT_EQ(decoded->regions[1].kind, MemoryKind::kCuda);
+  EXPECT_EQ(decoded->regions[1].device, 3);
+}
+
+TEST(HandshakeTest, RejectsUnknownKindsAndDevicesThatDoNotFitTheKind) {
+  const std::vector<RemoteRegion> hostile[] = {
+      {{1, 0x1000, 10, Access::kRemoteWrite, static_cast<MemoryKind>(7), -1}},
+      {{1, 0x1000, 10, Access::kRemoteWrite, MemoryKind::kHost, 0}},
+      {{1, 0x1000, 10, Access::kRemoteWrite, MemoryKind::kCuda, -1}},
+  };
+  for (const auto& regions : hostile) {
+    Hello hello = SampleHello();
+    hello.regions = regions;
+    auto decoded = DecodeHello(EncodeHello(hello));
+    EXPECT_EQ(decoded.status().code(), StatusCode::kProtocolError)
+        << static_cast<int>(regions[0].kind) << " on device " << regions[0].device;
+  }
+}
+
 TEST(HandshakeTest, RejectsAbsurdCounts) {
   Hello zero = SampleHello();
   zero.streams = 0;

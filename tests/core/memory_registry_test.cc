@@ -10,8 +10,12 @@ namespace {
 
 uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+// Registries run over the host's real CUDA loader: host memory classifies
+// as host with or without a driver.
+
 TEST(MemoryRegistryTest, AllocatesZeroedMemfdBackedMemory) {
-  MemoryRegistry registry;
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
   auto region = registry.Allocate(10000, {Access::kRemoteWrite, MemoryKind::kHost});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
   EXPECT_EQ(region->length, 10000u);
@@ -24,7 +28,8 @@ TEST(MemoryRegistryTest, AllocatesZeroedMemfdBackedMemory) {
 }
 
 TEST(MemoryRegistryTest, CheckEnforcesBoundsAndAccess) {
-  MemoryRegistry registry;
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
   auto region = registry.Allocate(4096, {Access::kRemoteWrite, MemoryKind::kHost});
   ASSERT_TRUE(region.ok());
   const uint64_t base = Addr(region->address);
@@ -38,7 +43,8 @@ TEST(MemoryRegistryTest, CheckEnforcesBoundsAndAccess) {
 }
 
 TEST(MemoryRegistryTest, RegisterRejectsOverlapAndDeregisterForgets) {
-  MemoryRegistry registry;
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
   std::vector<uint8_t> buffer(8192);
   auto first = registry.Register(buffer.data(), 4096, Access::kRemoteRead);
   ASSERT_TRUE(first.ok());
@@ -57,7 +63,8 @@ TEST(MemoryRegistryTest, RegisterRejectsOverlapAndDeregisterForgets) {
 }
 
 TEST(MemoryRegistryTest, DeregisterWithdrawsAfterRemovalAndFreesEvenWhenWithdrawFails) {
-  MemoryRegistry registry;
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
   auto region = registry.Allocate(4096, {});
   ASSERT_TRUE(region.ok());
   bool called = false;
@@ -77,14 +84,16 @@ TEST(MemoryRegistryTest, DeregisterWithdrawsAfterRemovalAndFreesEvenWhenWithdraw
 }
 
 TEST(MemoryRegistryTest, RejectsZeroLengthAndNull) {
-  MemoryRegistry registry;
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
   EXPECT_EQ(registry.Allocate(0, {}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(registry.Register(nullptr, 10, Access::kNone).status().code(),
             StatusCode::kInvalidArgument);
 }
 
 TEST(MemoryRegistryTest, HugepagesFailWithAClearMessageWhenNoneAreReserved) {
-  MemoryRegistry registry;
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
   auto region = registry.Allocate(4096, {Access::kRemoteWrite, MemoryKind::kHugepage});
   if (region.ok()) {
     // This host has free hugepages: the region is hugepage-backed and usable.

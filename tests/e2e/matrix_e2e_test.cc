@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cuda/device_runtime.h"
 #include "e2e/process.h"
 
 namespace xfer::testing {
@@ -228,10 +229,37 @@ TEST(MatrixE2e, MismatchedFlagsAreRefusedNamingTheFlag) {
   EXPECT_NE(served.err.find("--block_sizes"), std::string::npos) << served.err;
 }
 
+// Every D direction reads n/a with the reason this host gives: the CUDA
+// loader's where there is no usable GPU, else the transport's (none carries
+// device memory yet), and never a figure.
+TEST(MatrixE2e, DeviceCellsReadNaWithThisHostsReason) {
+  const std::string path = TempPath("device.json");
+  ProcessResult run = RunXfer(
+      With(SmallMatrix(), {"--loopback", "--directions", "D2rD,D2rH,H2rD,rD2D,rH2D,rD2H",
+                           "--use_cuda", "0", "--json", path}),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Status gpu = cuda::DeviceRuntime::Create()->Available();
+  const std::string expected =
+      gpu.ok() ? std::string("does not carry CUDA device memory") : gpu.message();
+  const json document = ReadJson(path);
+  ASSERT_FALSE(document.is_null());
+  ASSERT_EQ(document["cells"].size(), document["transports"].size() * 6 * 3);
+  for (const auto& cell : document["cells"]) {
+    EXPECT_EQ(cell["status"], "unsupported") << cell.dump();
+    EXPECT_NE(cell["reason"].get<std::string>().find(expected), std::string::npos)
+        << cell.dump() << "\nexpected: " << expected;
+  }
+  EXPECT_NE(run.out.find(expected), std::string::npos) << run.out;
+}
+
 TEST(MatrixE2e, BadFlagsAreUsageErrors) {
   ProcessResult run = RunXfer({"matrix", "--loopback", "--block_sizes", "16K:3M"}, 10s);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--block_sizes"), std::string::npos) << run.err;
+  ProcessResult gpu = RunXfer({"matrix", "--loopback", "--use_cuda", "-1"}, 10s);
+  EXPECT_EQ(gpu.exit_code, 2);
+  EXPECT_NE(gpu.err.find("--use_cuda"), std::string::npos) << gpu.err;
   ProcessResult unwritable =
       RunXfer({"matrix", "--loopback", "--json", "/nonexistent/dir/out.json"}, 10s);
   EXPECT_EQ(unwritable.exit_code, 1);

@@ -40,13 +40,13 @@ transport::LocalRegionView TestMemory::Add(size_t length, Access access, bool me
   return view;
 }
 
-Status TestMemory::Check(uint64_t address, uint64_t length, Access needed) const {
+Result<MemoryKind> TestMemory::Locate(uint64_t address, uint64_t length, Access needed) const {
   if (length == 0) return InvalidArgument("zero-length range");
   std::lock_guard lock(mu_);
   for (const auto& r : regions_) {
     if (transport::RangeInside(address, length, reinterpret_cast<uint64_t>(r.address), r.length)) {
       if (!HasAccess(r.access, needed)) return PermissionDenied("region lacks access");
-      return Status::Ok();
+      return r.kind;
     }
   }
   return OutOfRange("range not registered");

@@ -19,7 +19,7 @@ class TestMemory : public transport::LocalMemory {
   // heap memory registered with fd -1). Returns its view.
   transport::LocalRegionView Add(size_t length, Access access, bool memfd = true);
 
-  Status Check(uint64_t address, uint64_t length, Access needed) const override;
+  Result<MemoryKind> Locate(uint64_t address, uint64_t length, Access needed) const override;
   std::vector<transport::LocalRegionView> Snapshot() const override;
 
   // The table a peer would receive in the handshake.

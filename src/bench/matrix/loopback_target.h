@@ -17,7 +17,8 @@ namespace xfer::matrix {
 class LoopbackTarget {
  public:
   // Binds the control port and forks the target. Call it before this
-  // process starts any thread. The child ignores SIGINT (the initiator
+  // process starts any thread or touches CUDA (a child forked after the
+  // driver initialised cannot use it, so the D cells would fail). The child ignores SIGINT (the initiator
   // handles it and tells the child) and prints nothing: Finish returns its
   // error.
   static Result<LoopbackTarget> Launch(const MatrixConfig& config,

@@ -48,6 +48,10 @@ struct MatrixConfig {
   std::string remote_memory = "host";  // the target's H kind
   bool verify = false;    // check every cell's bytes after its samples
 
+  // --use_cuda: this side's GPU for device memory. Each side picks its own,
+  // as perftest's sides do, so it is not part of the agreement.
+  int cuda_device = 0;
+
   VerbsDevice verbs;
   // Every wait: one sample's transfer, each control message, connecting.
   std::chrono::milliseconds timeout{10000};

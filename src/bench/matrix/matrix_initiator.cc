@@ -41,6 +41,10 @@ bool IsUnusable(const Status& status) {
          status.code() == StatusCode::kFailedPrecondition;
 }
 
+bool IsDevice(const MemoryPlacement& placement) {
+  return placement.engine_kind == MemoryKind::kCuda;
+}
+
 std::string CellName(const CellResult& cell) {
   return fmt::format("{} {} {}", cell.transport, cell.direction.Name(), BlockLabel(cell.block_size));
 }
@@ -138,7 +142,8 @@ Status Initiator::Setup() {
   engine_ = std::move(engine.value());
 
   auto local = AllocateSideBuffers(
-      *engine_, PlacementsNeeded(config_.directions, true, config_.memory), config_.transfer_size);
+      *engine_, PlacementsNeeded(config_.directions, true, config_.memory), config_.transfer_size,
+      config_.cuda_device);
   if (!local.ok()) return local.status();
   local_ = std::move(local.value());
 
@@ -230,6 +235,11 @@ void Initiator::PlanGrid() {
           cell.status = CellStatus::kUnsupported;
           cell.reason = "target: " + (remote == nullptr ? std::string("no buffer of this kind")
                                                         : remote->reason);
+        } else if (!column.info.device_memory && (IsDevice(*mine) || IsDevice(*theirs))) {
+          cell.status = CellStatus::kUnsupported;
+          cell.reason = fmt::format(
+              "the {} transport does not carry CUDA device memory in this build",
+              column.info.transport);
         }
         run_.cells.push_back(std::move(cell));
       }

@@ -89,7 +89,7 @@ Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local,
   // and a peer learns only the regions that exist when it connects.
   auto buffers = AllocateSideBuffers(
       **engine, PlacementsNeeded(config.directions, false, config.remote_memory),
-      config.transfer_size);
+      config.transfer_size, config.cuda_device);
   if (!buffers.ok()) {
     reply.refusal = "target: " + buffers.status().ToString();
     (void)control.SendHelloReply(reply);

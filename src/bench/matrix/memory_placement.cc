@@ -5,12 +5,10 @@
 namespace xfer::matrix {
 namespace {
 
-constexpr std::string_view kNoDeviceMemory =
-    "device memory: this build of libxfer cannot allocate or register device memory";
-
 // Device first: HIXL's tables start with D2rD.
 constexpr std::array<MemoryPlacement, 3> kPlacements = {{
-    {"device", 'D', "GPU device memory", std::nullopt, kNoDeviceMemory},
+    {"device", 'D', "CUDA device memory on the GPU --use_cuda names (default 0)",
+     MemoryKind::kCuda, {}},
     {"host", 'H', "ordinary pages", MemoryKind::kHost, {}},
     {"hugepage", 'H', "2 MiB hugepages (needs free pages in /proc/sys/vm/nr_hugepages)",
      MemoryKind::kHugepage, {}},

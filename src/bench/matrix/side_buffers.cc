@@ -26,7 +26,8 @@ std::vector<const MemoryPlacement*> PlacementsNeeded(const std::vector<Direction
 }
 
 Result<std::vector<PlacedBuffer>> AllocateSideBuffers(
-    Engine& engine, const std::vector<const MemoryPlacement*>& placements, uint64_t length) {
+    Engine& engine, const std::vector<const MemoryPlacement*>& placements, uint64_t length,
+    int cuda_device) {
   std::vector<PlacedBuffer> buffers;
   for (const MemoryPlacement* placement : placements) {
     PlacedBuffer buffer;
@@ -39,6 +40,7 @@ Result<std::vector<PlacedBuffer>> AllocateSideBuffers(
     MemoryOptions options;
     options.access = Access::kRemoteReadWrite;
     options.kind = *placement->engine_kind;
+    options.device = cuda_device;
     auto region = engine.AllocateMemory(length, options);
     if (region.ok()) {
       buffer.available = true;

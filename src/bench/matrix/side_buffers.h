@@ -34,13 +34,14 @@ struct PlacedBuffer {
 };
 
 // Allocates `length` bytes of each placement, readable and writable by the
-// peer. A placement this build or host cannot provide (no engine kind, or
+// peer; device memory on CUDA device `cuda_device`. A placement this build or host cannot provide (no engine kind, or
 // AllocateMemory says kNotSupported / kFailedPrecondition) comes back
 // unavailable with the reason; its cells will read n/a. Errors: any other
 // allocation failure (e.g. kResourceExhausted for hugepages), naming the
 // placement and the size.
 Result<std::vector<PlacedBuffer>> AllocateSideBuffers(
-    Engine& engine, const std::vector<const MemoryPlacement*>& placements, uint64_t length);
+    Engine& engine, const std::vector<const MemoryPlacement*>& placements, uint64_t length,
+    int cuda_device);
 
 // The buffer of `placement` in `buffers`, or nullptr.
 const PlacedBuffer* FindBuffer(const std::vector<PlacedBuffer>& buffers, std::string_view placement);

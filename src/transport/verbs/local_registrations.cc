@@ -36,6 +36,9 @@ LocalRegistrations::LocalRegistrations(ibv_pd* pd, const LocalMemory* local)
 Status LocalRegistrations::RegisterAll(std::span<const LocalRegionView> regions) {
   std::unique_lock lock(mu_);
   for (const auto& view : regions) {
+    // The engine carries no device memory over verbs yet (no device_memory
+    // capability), and ibv_reg_mr of a device pointer is GPUDirect's to do.
+    if (view.kind == MemoryKind::kCuda) continue;
     auto added = AddLocked(view);
     if (!added.ok()) return added.status();
   }

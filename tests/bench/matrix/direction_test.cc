@@ -49,13 +49,13 @@ TEST(BlockLabelTest, BinaryUnitsAsHixlPrintsThem) {
   EXPECT_EQ(BlockLabel(3072), "3K");
 }
 
-TEST(MemoryPlacementTest, HostClassHasTwoKindsAndDeviceHasNoEngineKindYet) {
+TEST(MemoryPlacementTest, HostClassHasTwoKindsAndDeviceIsCudaMemory) {
   EXPECT_EQ(PlacementLetters(), "DH");
   EXPECT_EQ(DefaultPlacement('H')->name, "host");
   const MemoryPlacement* device = FindPlacement("device");
   ASSERT_NE(device, nullptr);
-  EXPECT_FALSE(device->engine_kind.has_value());
-  EXPECT_FALSE(device->unsupported.empty());
+  EXPECT_EQ(device->engine_kind, MemoryKind::kCuda);
+  EXPECT_EQ(DefaultPlacement('D'), device);
   EXPECT_EQ(FindPlacement("hugepage")->engine_kind, MemoryKind::kHugepage);
   EXPECT_EQ(FindPlacement("gpu"), nullptr);
 }

@@ -109,7 +109,9 @@ matrix::MatrixRun SampleRun() {
         const bool tcp_read = transport == "tcp" && direction.Name() == "rH2H";
         if (device) {
           cell.status = CellStatus::kUnsupported;
-          cell.reason = std::string(matrix::DefaultPlacement('D')->unsupported);
+          cell.reason =
+              "device memory: CUDA device memory on device 0: no NVIDIA driver: cannot load "
+              "libcuda.so.1";
         } else if (tcp_read && b == 1) {
           cell.status = CellStatus::kFailed;
           cell.reason = "timeout: sample 3 took longer than 10 s";

@@ -161,7 +161,7 @@ TEST(MatrixJsonTest, NullsWhereNothingApplies) {
   const json& unsupported = cells[run.CellIndex(0, 0, 0)];
   EXPECT_EQ(unsupported["status"], "unsupported");
   EXPECT_EQ(unsupported["reason"],
-            "device memory: this build of libxfer cannot allocate or register device memory");
+            "device memory: CUDA device memory on device 0: no NVIDIA driver: cannot load libcuda.so.1");
   EXPECT_EQ(unsupported["initiator_memory"], "device");
   for (const char* key : {"path", "median_gbps", "min_gbps", "max_gbps", "verified"}) {
     EXPECT_TRUE(unsupported[key].is_null()) << key;

@@ -117,8 +117,8 @@ TEST(MatrixMarkdownTest, ReasonsFollowTheTable) {
   const std::string text = RenderMatrixMarkdown(SampleRun());
   const size_t table_end = text.rfind("| 2M |");
   const size_t device = text.find(
-      "- n/a D2rD, D2rH, H2rD, rD2D, rH2D, rD2H: device memory: this build of libxfer cannot "
-      "allocate or register device memory\n");
+      "- n/a D2rD, D2rH, H2rD, rD2D, rH2D, rD2H: device memory: CUDA device memory on device 0: "
+      "no NVIDIA driver: cannot load libcuda.so.1\n");
   const size_t failed =
       text.find("- failed rH2H tcp@64K: timeout: sample 3 took longer than 10 s\n");
   ASSERT_NE(device, std::string::npos) << text;

@@ -128,8 +128,8 @@ TEST(MatrixTableTest, RowsAreRightAlignedPerDirection) {
 TEST(MatrixTableTest, NotesListEachReasonOnceWithItsDirections) {
   const std::string text = RenderMatrixTables(SampleRun());
   const std::string device_note =
-      " n/a  D2rD D2rH H2rD rD2D rH2D rD2H: device memory: this build of libxfer cannot "
-      "allocate or register device memory";
+      " n/a  D2rD D2rH H2rD rD2D rH2D rD2H: device memory: CUDA device memory on device 0: no "
+      "NVIDIA driver: cannot load libcuda.so.1";
   size_t count = 0;
   for (const std::string& line : Lines(text)) {
     if (line == device_note) ++count;

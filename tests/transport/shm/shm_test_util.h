@@ -52,7 +52,9 @@ class FakeLocalMemory : public transport::LocalMemory {
  public:
   explicit FakeLocalMemory(std::vector<transport::LocalRegionView> views)
       : views_(std::move(views)) {}
-  Status Check(uint64_t, uint64_t, Access) const override { return Status::Ok(); }
+  Result<MemoryKind> Locate(uint64_t, uint64_t, Access) const override {
+    return MemoryKind::kHost;
+  }
   std::vector<transport::LocalRegionView> Snapshot() const override { return views_; }
 
  private:

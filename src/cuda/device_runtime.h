@@ -1,0 +1,89 @@
+// CUDA device memory as the engine sees it: whether this host can use it
+// (and why not), allocation on a device, and what a caller's pointer is.
+// The driver is loaded at run time on first use, never linked, so libxfer
+// and the xfer binary run on hosts without a GPU or a driver; there every
+// call fails with the reason instead.
+//
+// No CUDA type crosses this header: the core and the bench include it
+// whether or not this build has the CUDA headers.
+#ifndef XFER_CUDA_DEVICE_RUNTIME_H_
+#define XFER_CUDA_DEVICE_RUNTIME_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xfer/status.h"
+
+namespace xfer::cuda {
+
+// The driver's SONAME. Never the unversioned libcuda.so, which is a
+// development symlink or the toolkit's stub.
+inline constexpr const char* kDriverLibrary = "libcuda.so.1";
+
+// What a pointer is, as the driver says.
+struct PointerInfo {
+  bool device = false;   // CUDA device memory (cudaMalloc or VMM)
+  int ordinal = -1;      // its device; -1 for host memory
+  uint64_t base = 0;     // the allocation that contains it (device only)
+  uint64_t size = 0;
+  bool vmm = false;      // made by cuMemCreate (shared by fd, not by IPC handle)
+  bool managed = false;  // unified memory: refused, see Classify
+};
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;        // "NVIDIA H200"
+  std::string pci_bus_id;  // "0000:19:00.0"
+  uint64_t memory_bytes = 0;
+};
+
+// Thread-safe: every call sets the device's primary context on the calling
+// thread first (the context a CUDA application's own runtime uses), so any
+// thread may call.
+class DeviceRuntime {
+ public:
+  virtual ~DeviceRuntime() = default;
+
+  // A runtime that loads `library` on first use. A test names the toolkit's
+  // stub file to see the stub refused.
+  static std::unique_ptr<DeviceRuntime> Create(std::string library = kDriverLibrary);
+
+  // OK when CUDA device memory can be used on this host. Otherwise
+  // kFailedPrecondition saying why, in the order it is found: no NVIDIA
+  // driver, the toolkit's stub library instead of a driver, a driver older
+  // than CUDA 12.0, no CUDA device visible; kNotSupported when this build of
+  // libxfer has no CUDA support. The first call loads and initialises the
+  // driver (slow on a GPU host); the answer is kept.
+  virtual Status Available() = 0;
+
+  // Devices visible to this process, by ordinal. Errors: Available()'s.
+  virtual Result<std::vector<DeviceInfo>> Devices() = 0;
+
+  // `length` bytes of device memory on `ordinal`, zero-filled, owned by the
+  // caller until Free. Errors: Available()'s; kInvalidArgument (length 0,
+  // an ordinal that is not a visible device); kResourceExhausted (the
+  // device is out of memory).
+  virtual Result<uint64_t> Allocate(int ordinal, size_t length) = 0;
+  // Frees what Allocate returned. Errors: the driver's, as kInternal.
+  virtual Status Free(uint64_t address) = 0;
+
+  // What [address, address+length) is. Host memory when CUDA is not
+  // available (there can be no device pointer then). Errors:
+  // kInvalidArgument for a range that leaves its device allocation, and for
+  // managed memory (it migrates between host and device, so neither
+  // transport path is right for it).
+  virtual Result<PointerInfo> Classify(const void* address, size_t length) = 0;
+
+  // Copies `length` bytes between any two of host and device memory (the
+  // driver tells them apart by address) and waits for the copy. For tests
+  // and data checks, not for measurement. Errors: Available()'s; the
+  // driver's, as kInternal.
+  virtual Status Copy(void* destination, const void* source, size_t length) = 0;
+};
+
+}  // namespace xfer::cuda
+
+#endif  // XFER_CUDA_DEVICE_RUNTIME_H_

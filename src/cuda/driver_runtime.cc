@@ -1,0 +1,173 @@
+// DeviceRuntime over the real driver: the build has the CUDA headers.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "cuda/cuda_driver.h"
+#include "cuda/device_runtime.h"
+
+namespace xfer::cuda {
+namespace {
+
+CUdeviceptr DevicePointer(const void* address) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(address));
+}
+
+class DriverRuntime final : public DeviceRuntime {
+ public:
+  explicit DriverRuntime(std::string library) : library_(std::move(library)) {}
+
+  Status Available() override { return Get().status(); }
+
+  Result<std::vector<DeviceInfo>> Devices() override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    const DriverApi& api = (*driver)->api();
+    std::vector<DeviceInfo> devices;
+    for (int ordinal = 0; ordinal < (*driver)->device_count(); ++ordinal) {
+      CUdevice device = 0;
+      XFER_RETURN_IF_ERROR((*driver)->Check(api.device_get(&device, ordinal), "cuDeviceGet"));
+      char name[256] = {};
+      char bus_id[32] = {};
+      size_t bytes = 0;
+      XFER_RETURN_IF_ERROR(
+          (*driver)->Check(api.device_get_name(name, sizeof(name), device), "cuDeviceGetName"));
+      XFER_RETURN_IF_ERROR((*driver)->Check(
+          api.device_get_pci_bus_id(bus_id, sizeof(bus_id), device), "cuDeviceGetPCIBusId"));
+      XFER_RETURN_IF_ERROR(
+          (*driver)->Check(api.device_total_mem(&bytes, device), "cuDeviceTotalMem"));
+      devices.push_back({ordinal, name, bus_id, bytes});
+    }
+    return devices;
+  }
+
+  Result<uint64_t> Allocate(int ordinal, size_t length) override {
+    if (length == 0) return InvalidArgument("zero-length device allocation");
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    Driver& d = **driver;
+    XFER_RETURN_IF_ERROR(d.UseDevice(ordinal));
+    CUdeviceptr address = 0;
+    const CUresult allocated = d.api().mem_alloc(&address, length);
+    if (allocated == CUDA_ERROR_OUT_OF_MEMORY) {
+      return ResourceExhausted(
+          fmt::format("CUDA device {} has no {} bytes free (cuMemAlloc)", ordinal, length));
+    }
+    XFER_RETURN_IF_ERROR(d.Check(allocated, "cuMemAlloc"));
+    Status zeroed = d.Check(d.api().memset_d8(address, 0, length), "cuMemsetD8");
+    if (zeroed.ok()) zeroed = d.Check(d.api().ctx_synchronize(), "cuCtxSynchronize");
+    if (!zeroed.ok()) {
+      (void)d.api().mem_free(address);
+      return zeroed;
+    }
+    return static_cast<uint64_t>(address);
+  }
+
+  Status Free(uint64_t address) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    auto info = Classify(reinterpret_cast<const void*>(address), 1);
+    if (!info.ok()) return info.status();
+    if (!info->device) return InvalidArgument("not CUDA device memory");
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(info->ordinal));
+    return (*driver)->Check((*driver)->api().mem_free(static_cast<CUdeviceptr>(address)),
+                            "cuMemFree");
+  }
+
+  Result<PointerInfo> Classify(const void* address, size_t length) override {
+    auto driver = Get();
+    if (!driver.ok()) return PointerInfo{};  // no driver: no device pointers either
+    Driver& d = **driver;
+    // The plural query answers "not CUDA memory" with zeros, where the
+    // singular one fails; MEMORY_TYPE 0 therefore means host.
+    unsigned int memory_type = 0;
+    int ordinal = -1;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    unsigned int managed = 0;
+    CUpointer_attribute attributes[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+        CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void* values[] = {&memory_type, &ordinal, &base, &size, &managed};
+    XFER_RETURN_IF_ERROR(d.Check(d.api().pointer_get_attributes(5, attributes, values,
+                                                                DevicePointer(address)),
+                                 "cuPointerGetAttributes"));
+    if (managed != 0) {
+      return InvalidArgument(
+          "CUDA managed memory is not supported: it migrates between host and device");
+    }
+    PointerInfo info;
+    if (memory_type != CU_MEMORYTYPE_DEVICE) return info;  // pageable or pinned host memory
+    info.device = true;
+    info.ordinal = ordinal;
+    info.base = static_cast<uint64_t>(base);
+    info.size = size;
+    const uint64_t start = reinterpret_cast<uintptr_t>(address);
+    if (start < info.base || length > info.size || start - info.base > info.size - length) {
+      return InvalidArgument(fmt::format(
+          "[{:#x}, +{}) leaves its CUDA allocation [{:#x}, +{})", start, length, info.base,
+          info.size));
+    }
+    CUmemGenericAllocationHandle handle = 0;
+    if (d.api().mem_retain_allocation_handle(&handle, const_cast<void*>(address)) ==
+        CUDA_SUCCESS) {
+      info.vmm = true;
+      (void)d.api().mem_release(handle);  // the retain took a reference
+    }
+    return info;
+  }
+
+  Status Copy(void* destination, const void* source, size_t length) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    std::optional<int> ordinal;
+    for (const void* side : {static_cast<const void*>(destination), source}) {
+      auto info = Classify(side, length);
+      if (!info.ok()) return info.status();
+      if (info->device && !ordinal) ordinal = info->ordinal;
+    }
+    if (!ordinal) {
+      std::memcpy(destination, source, length);
+      return Status::Ok();
+    }
+    Driver& d = **driver;
+    XFER_RETURN_IF_ERROR(d.UseDevice(*ordinal));
+    XFER_RETURN_IF_ERROR(
+        d.Check(d.api().memcpy(DevicePointer(destination), DevicePointer(source), length),
+                "cuMemcpy"));
+    return d.Check(d.api().ctx_synchronize(), "cuCtxSynchronize");
+  }
+
+ private:
+  Result<Driver*> Get() {
+    std::lock_guard lock(mu_);
+    if (!loaded_) {
+      auto driver = Driver::Load(library_);
+      if (driver.ok()) {
+        driver_ = std::move(*driver);
+      } else {
+        why_ = driver.status();
+      }
+      loaded_ = true;
+    }
+    if (!driver_) return why_;
+    return driver_.get();
+  }
+
+  const std::string library_;
+  std::mutex mu_;
+  bool loaded_ = false;             // GUARDED_BY(mu_)
+  std::unique_ptr<Driver> driver_;  // GUARDED_BY(mu_)
+  Status why_;                      // GUARDED_BY(mu_); the load's error
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceRuntime> DeviceRuntime::Create(std::string library) {
+  return std::make_unique<DriverRuntime>(std::move(library));
+}
+
+}  // namespace xfer::cuda
