@@ -86,6 +86,8 @@ struct PeerInfo {
   // Whether that transport moves CUDA device memory (MemoryKind::kCuda);
   // where it does not, Submit refuses device memory on this connection.
   bool device_memory = false;
+  // How it does ("CUDA IPC" over shm); empty without device_memory.
+  std::string device_path;
   std::vector<RemoteRegion> regions;  // as the peer described them
 };
 

@@ -85,6 +85,11 @@ struct BenchParams {
   // tx_depth signalled WRs per QP before timing (perftest's warm-up); the
   // engine's transports always make an untimed first pass (bench/warm_up.h).
   bool perform_warm_up = false;
+  // --use_cuda=<gpu> / --use_cuda_bus_id=<bdf>: the test buffer is CUDA
+  // device memory on that GPU (write_bw and read_bw; each side chooses its
+  // own, as in perftest). At most one of them is set.
+  std::optional<int> cuda_device;
+  std::string cuda_bus_id;
   std::string json_path;        // --json FILE
   std::chrono::milliseconds timeout{10000};  // --timeout: every wait on the peer
   // --accept_timeout: how long a server waits for its client to show up.

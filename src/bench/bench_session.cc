@@ -1,10 +1,12 @@
 #include "bench/bench_session.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
 #include "bench/accept_peer.h"
+#include "xfer/device.h"
 
 namespace xfer::bench {
 namespace {
@@ -25,10 +27,66 @@ Result<std::unique_ptr<Engine>> MakeEngine(const BenchParams& params, std::strin
   return Engine::Create(options);
 }
 
+bool UsesCuda(const BenchParams& params) {
+  return params.cuda_device.has_value() || !params.cuda_bus_id.empty();
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Whether `typed` names the PCIe address `bus_id` ("0000:19:00.0"), with
+// or without its domain, in either case.
+bool SameBusId(const std::string& bus_id, const std::string& typed) {
+  const std::string full = Lower(bus_id);
+  const std::string want = Lower(typed);
+  return full == want || (full.size() > want.size() && full.ends_with(":" + want) &&
+                          std::count(want.begin(), want.end(), ':') == 1);
+}
+
+// The ordinal of the GPU --use_cuda or --use_cuda_bus_id names.
+Result<int> ChosenGpu(const BenchParams& params) {
+  auto devices = ListCudaDevices();
+  const char* flag = params.cuda_device ? "--use_cuda" : "--use_cuda_bus_id";
+  if (!devices.ok()) return devices.status().WithContext(flag);
+  for (const CudaDevice& device : *devices) {
+    if (params.cuda_device ? device.ordinal == *params.cuda_device
+                           : SameBusId(device.pci_bus_id, params.cuda_bus_id)) {
+      return device.ordinal;
+    }
+  }
+  std::vector<std::string> seen;
+  for (const CudaDevice& device : *devices) {
+    seen.push_back(fmt::format("{} {} ({})", device.ordinal, device.name, device.pci_bus_id));
+  }
+  return InvalidArgument(fmt::format(
+      "{} {}: no such CUDA device; this process sees {}", flag,
+      params.cuda_device ? std::to_string(*params.cuda_device) : params.cuda_bus_id,
+      fmt::join(seen, ", ")));
+}
+
+// A --use_cuda run needs a connection that carries device memory; the
+// side that asked for it says so before anything is timed.
+Status CheckDeviceMemoryCarried(const BenchParams& params, const Session& session) {
+  if (!UsesCuda(params) || session.peer_info.device_memory) return Status::Ok();
+  return FailedPrecondition(fmt::format(
+      "--use_cuda: the {} transport does not carry CUDA device memory in this build (shm "
+      "does, between processes on one host)",
+      session.peer_info.transport));
+}
+
 Status AllocateBuffer(const BenchParams& params, Session& session) {
   MemoryOptions options;
   options.access = Access::kRemoteReadWrite;
   options.kind = params.use_hugepages ? MemoryKind::kHugepage : MemoryKind::kHost;
+  if (UsesCuda(params)) {
+    auto gpu = ChosenGpu(params);
+    if (!gpu.ok()) return gpu.status();
+    options.kind = MemoryKind::kCuda;
+    options.device = *gpu;
+  }
   auto region = session.engine->AllocateMemory(LayoutFor(params).total_bytes(), options);
   if (!region.ok()) return region.status().WithContext("allocating the test buffer");
   session.buffer = *region;
@@ -116,6 +174,10 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
   auto info = session.engine->GetPeerInfo(session.peer);
   if (!info.ok()) return info.status();
   session.peer_info = *info;
+  if (Status carried = CheckDeviceMemoryCarried(params, session); !carried.ok()) {
+    session.oob->SendAbort(carried.ToString());
+    return carried;
+  }
   return session;
 }
 
@@ -155,6 +217,10 @@ Result<Session> OpenClientSession(const BenchParams& params) {
   auto info = session.engine->GetPeerInfo(session.peer);
   if (!info.ok()) return info.status();
   session.peer_info = *info;
+  if (Status carried = CheckDeviceMemoryCarried(params, session); !carried.ok()) {
+    session.oob->SendAbort(carried.ToString());
+    return carried;
+  }
   return session;
 }
 

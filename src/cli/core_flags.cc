@@ -90,6 +90,19 @@ Status ApplyJson(const FlagSpec& spec, std::string_view value,
   return Status::Ok();
 }
 
+Status ApplyCudaDevice(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  Result<int64_t> ordinal = ParseFlagInteger(spec, value, 0, 1023);
+  if (!ordinal.ok()) return ordinal.status();
+  state.params.cuda_device = static_cast<int>(*ordinal);
+  return Status::Ok();
+}
+
+Status ApplyCudaBusId(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  if (value.empty()) return InvalidArgument(DisplayName(spec) + ": empty PCIe address");
+  state.params.cuda_bus_id = std::string(value);
+  return Status::Ok();
+}
+
 Status ApplyTransport(const FlagSpec& spec, std::string_view value,
                       ParseState& state) {
   const auto& known = state.transports;
@@ -208,6 +221,10 @@ constexpr FlagSpec kCoreFlags[] = {
     {'\0', "use_hugepages", "", S::kAll, G::kPerftest,
      "Use Hugepages instead of contig, memalign allocations", nullptr,
      SetTrue<&BenchParams::use_hugepages>},
+    {'\0', "use_cuda", "<gpu>", S::kOneSidedBandwidth, G::kPerftest,
+     "Use CUDA device memory on GPU <gpu> for the test buffer", nullptr, ApplyCudaDevice},
+    {'\0', "use_cuda_bus_id", "<bdf>", S::kOneSidedBandwidth, G::kPerftest,
+     "Use CUDA device memory on the GPU at PCIe address <bdf>", nullptr, ApplyCudaBusId},
     {'\0', "perform_warm_up", "", S::kBandwidth, G::kPerftest,
      "Post tx-depth messages per QP before timing (shm/tcp always warm up)", nullptr,
      SetTrue<&BenchParams::perform_warm_up>},

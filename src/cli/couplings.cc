@@ -19,6 +19,10 @@ Status CheckModes(ParseState& state) {
   if (params.all_sizes && DurationMode(params)) {
     return InvalidArgument("-a/--all cannot be combined with -D/--duration");
   }
+  if (params.cuda_device && !params.cuda_bus_id.empty()) {
+    return InvalidArgument(
+        "--use_cuda and --use_cuda_bus_id both choose the GPU; give one of them");
+  }
   if (params.all_sizes && params.verb == bench::Verb::kAtomic) {
     return InvalidArgument(
         "-a/--all: not possible in atomic tests (their size is fixed at 8 "

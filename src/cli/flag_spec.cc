@@ -20,6 +20,9 @@ bool InScope(Scope scope, const TestInfo& test) {
              test.verb == bench::Verb::kSend;
     case Scope::kAtomic:
       return test.verb == bench::Verb::kAtomic;
+    case Scope::kOneSidedBandwidth:
+      return test.kind == bench::Kind::kBandwidth &&
+             (test.verb == bench::Verb::kWrite || test.verb == bench::Verb::kRead);
   }
   return false;
 }
@@ -41,6 +44,9 @@ std::string_view ScopeRequirement(Scope scope) {
              "atomic_bw, atomic_lat)";
     case Scope::kAtomic:
       return "only for atomic tests (atomic_bw, atomic_lat)";
+    case Scope::kOneSidedBandwidth:
+      return "only for write_bw and read_bw (the other tests poll or receive into the buffer "
+             "with the CPU, which cannot touch device memory)";
   }
   return "";
 }

@@ -23,6 +23,7 @@ enum class Scope : uint8_t {
   kReadAtomic,  // read and atomic tests (perftest's -o)
   kWriteSend,   // write and send tests (perftest's -I)
   kAtomic,      // atomic_bw, atomic_lat
+  kOneSidedBandwidth,  // write_bw, read_bw
 };
 
 // True when `test` accepts flags of `scope`.

@@ -45,8 +45,8 @@ std::string EngineImpl::listen_address() const {
 }
 
 ConnectContext EngineImpl::Context() {
-  return ConnectContext{identity_, transports_, memory_, options_.connect_timeout,
-                        options_.io_timeout};
+  return ConnectContext{identity_,        transports_,          memory_, *devices_,
+                        options_.connect_timeout, options_.io_timeout};
 }
 
 void EngineImpl::AcceptLoop() {

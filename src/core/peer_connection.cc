@@ -48,6 +48,7 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   setup.remote = remote;
   setup.io_timeout = ctx.io_timeout;
   setup.deadline = deadline;
+  setup.devices = &ctx.devices;
   auto endpoint = transport.CreateEndpoint(setup);
   if (!endpoint.ok()) {
     return endpoint.status().WithContext(fmt::format("{} transport setup", transport.name()));
@@ -59,6 +60,7 @@ PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transpor
                   uint32_t streams, const std::vector<RemoteRegion>& regions) {
   PeerInfo info;
   info.device_memory = transport.capabilities().device_memory;
+  info.device_path = std::string(transport.capabilities().device_path);
   info.name = peer.name;
   info.transport = std::string(transport.name());
   info.streams = streams;

@@ -26,6 +26,7 @@ struct ConnectContext {
   const PeerIdentity& local;
   const TransportList& transports;
   MemoryRegistry& memory;
+  cuda::DeviceRuntime& devices;
   std::chrono::milliseconds connect_timeout;
   std::chrono::milliseconds io_timeout;
 };

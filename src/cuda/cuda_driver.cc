@@ -37,6 +37,21 @@ class Resolver {
   Resolver(PFN_cuGetProcAddress_v12000 get, int driver_version)
       : get_(get), driver_version_(driver_version) {}
 
+  // `out` at `newer` where the driver has that version, else at `older`.
+  template <typename Fn>
+  void Either(const char* symbol, int newer, int older, Fn& out) {
+    if (driver_version_ >= newer) {
+      void* address = nullptr;
+      CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+      if (get_(symbol, &address, newer, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS &&
+          address != nullptr) {
+        out = std::bit_cast<Fn>(address);
+        return;
+      }
+    }
+    (*this)(symbol, older, out);
+  }
+
   template <typename Fn>
   void operator()(const char* symbol, int abi_version, Fn& out) {
     void* address = nullptr;
@@ -80,6 +95,20 @@ void ResolveAll(Resolver& resolve, DriverApi& api) {
   resolve("cuPointerGetAttributes", 7000, api.pointer_get_attributes);
   resolve("cuMemRetainAllocationHandle", 11000, api.mem_retain_allocation_handle);
   resolve("cuMemRelease", 10020, api.mem_release);
+  resolve("cuMemHostAlloc", 2020, api.mem_host_alloc);
+  resolve("cuMemFreeHost", 2000, api.mem_free_host);
+  resolve("cuIpcGetMemHandle", 4010, api.ipc_get_mem_handle);
+  resolve("cuIpcOpenMemHandle", 11000, api.ipc_open_mem_handle);
+  resolve("cuIpcCloseMemHandle", 4010, api.ipc_close_mem_handle);
+  resolve("cuStreamCreate", 2000, api.stream_create);
+  resolve("cuStreamDestroy", 4000, api.stream_destroy);
+  resolve("cuStreamSynchronize", 2000, api.stream_synchronize);
+  resolve("cuMemcpyAsync", 4000, api.memcpy_async);
+  resolve("cuEventCreate", 2000, api.event_create);
+  resolve("cuEventDestroy", 4000, api.event_destroy);
+  resolve("cuEventRecord", 2000, api.event_record);
+  resolve("cuEventSynchronize", 2000, api.event_synchronize);
+  resolve.Either("cuEventElapsedTime", 12080, 2000, api.event_elapsed_time);
 }
 
 // The reason a driver call that should have worked did not, for the

@@ -43,6 +43,22 @@ struct DriverApi {
   PFN_cuPointerGetAttributes_v7000 pointer_get_attributes = nullptr;
   PFN_cuMemRetainAllocationHandle_v11000 mem_retain_allocation_handle = nullptr;
   PFN_cuMemRelease_v10020 mem_release = nullptr;
+  PFN_cuMemHostAlloc_v2020 mem_host_alloc = nullptr;
+  PFN_cuMemFreeHost_v2000 mem_free_host = nullptr;
+  PFN_cuIpcGetMemHandle_v4010 ipc_get_mem_handle = nullptr;
+  PFN_cuIpcOpenMemHandle_v11000 ipc_open_mem_handle = nullptr;
+  PFN_cuIpcCloseMemHandle_v4010 ipc_close_mem_handle = nullptr;
+  PFN_cuStreamCreate_v2000 stream_create = nullptr;
+  PFN_cuStreamDestroy_v4000 stream_destroy = nullptr;
+  PFN_cuStreamSynchronize_v2000 stream_synchronize = nullptr;
+  PFN_cuMemcpyAsync_v4000 memcpy_async = nullptr;
+  PFN_cuEventCreate_v2000 event_create = nullptr;
+  PFN_cuEventDestroy_v4000 event_destroy = nullptr;
+  PFN_cuEventRecord_v2000 event_record = nullptr;
+  PFN_cuEventSynchronize_v2000 event_synchronize = nullptr;
+  // Resolved at 12.8 (cuEventElapsedTime_v2) where the driver has it, else
+  // at 2.0: the same signature either way.
+  PFN_cuEventElapsedTime_v12080 event_elapsed_time = nullptr;
 };
 
 // A loaded, initialised driver with at least one device. Thread-safe.

@@ -9,6 +9,7 @@
 #ifndef XFER_CUDA_DEVICE_RUNTIME_H_
 #define XFER_CUDA_DEVICE_RUNTIME_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,27 @@ struct DeviceInfo {
   uint64_t memory_bytes = 0;
 };
 
+// A legacy CUDA IPC handle (CUipcMemHandle's 64 bytes): names one
+// cuMemAlloc/cudaMalloc allocation to another process on the same host.
+using IpcHandle = std::array<uint8_t, 64>;
+
+// Copies on a CUDA stream of its own (non-blocking, so it never waits on the
+// application's default-stream work), on one device. One thread at a time.
+class CopyStream {
+ public:
+  virtual ~CopyStream() = default;
+  // Copies `length` bytes between any of host and device memory and waits
+  // for the copy. Errors: the driver's, as kInternal.
+  virtual Status Copy(void* destination, const void* source, size_t length) = 0;
+  // Times `blocks` back-to-back copies of `length` bytes, block k from
+  // source + k*length to destination + k*length (both hold blocks*length
+  // bytes), with CUDA events around them on this stream, after one untimed
+  // pass; returns the seconds between the events. Errors: the driver's, as
+  // kInternal.
+  virtual Result<double> TimeCopies(void* destination, const void* source, size_t length,
+                                    int blocks) = 0;
+};
+
 // Thread-safe: every call sets the device's primary context on the calling
 // thread first (the context a CUDA application's own runtime uses), so any
 // thread may call.
@@ -50,6 +72,9 @@ class DeviceRuntime {
   // A runtime that loads `library` on first use. A test names the toolkit's
   // stub file to see the stub refused.
   static std::unique_ptr<DeviceRuntime> Create(std::string library = kDriverLibrary);
+  // Whether this build has CUDA support at all (the toolkit's headers were
+  // found); says nothing about this host.
+  static bool Built();
 
   // OK when CUDA device memory can be used on this host. Otherwise
   // kFailedPrecondition saying why, in the order it is found: no NVIDIA
@@ -82,6 +107,26 @@ class DeviceRuntime {
   // and data checks, not for measurement. Errors: Available()'s; the
   // driver's, as kInternal.
   virtual Status Copy(void* destination, const void* source, size_t length) = 0;
+
+  // A copy stream on `ordinal`. Errors: Available()'s; kInvalidArgument
+  // (no such device); the driver's.
+  virtual Result<std::unique_ptr<CopyStream>> CreateCopyStream(int ordinal) = 0;
+
+  // Page-locked host memory of `length` bytes (cuMemHostAlloc), for copies
+  // that must not be staged by the driver; freed with FreeHost. Errors:
+  // Available()'s; kResourceExhausted.
+  virtual Result<void*> AllocateHost(size_t length) = 0;
+  virtual Status FreeHost(void* address) = 0;
+
+  // Legacy IPC, for cuMemAlloc/cudaMalloc memory only (not VMM memory):
+  // the handle of the allocation that starts at `allocation_base`.
+  // Errors: Available()'s; the driver's, as kInvalidArgument.
+  virtual Result<IpcHandle> ExportIpc(uint64_t allocation_base) = 0;
+  // Maps another process's allocation into this one, in `ordinal`'s primary
+  // context; returns its base here. A handle this process exported itself
+  // cannot be opened (CUDA's rule). Errors: Available()'s; the driver's.
+  virtual Result<uint64_t> OpenIpc(const IpcHandle& handle, int ordinal) = 0;
+  virtual Status CloseIpc(uint64_t address, int ordinal) = 0;
 };
 
 }  // namespace xfer::cuda

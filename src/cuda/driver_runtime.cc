@@ -15,6 +15,64 @@ CUdeviceptr DevicePointer(const void* address) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(address));
 }
 
+// REQUIRES: the driver outlives the stream (the runtime that made it does).
+class DriverCopyStream final : public CopyStream {
+ public:
+  DriverCopyStream(Driver& driver, int ordinal, CUstream stream)
+      : driver_(driver), ordinal_(ordinal), stream_(stream) {}
+  ~DriverCopyStream() override {
+    if (!driver_.UseDevice(ordinal_).ok()) return;
+    if (start_ != nullptr) (void)driver_.api().event_destroy(start_);
+    if (end_ != nullptr) (void)driver_.api().event_destroy(end_);
+    (void)driver_.api().stream_destroy(stream_);
+  }
+  DriverCopyStream(const DriverCopyStream&) = delete;
+  DriverCopyStream& operator=(const DriverCopyStream&) = delete;
+
+  Status Copy(void* destination, const void* source, size_t length) override {
+    XFER_RETURN_IF_ERROR(driver_.UseDevice(ordinal_));
+    XFER_RETURN_IF_ERROR(Enqueue(destination, source, length));
+    return driver_.Check(driver_.api().stream_synchronize(stream_), "cuStreamSynchronize");
+  }
+
+  Result<double> TimeCopies(void* destination, const void* source, size_t length,
+                            int blocks) override {
+    if (blocks <= 0) return InvalidArgument("TimeCopies: blocks must be positive");
+    auto* to = static_cast<uint8_t*>(destination);
+    const auto* from = static_cast<const uint8_t*>(source);
+    const size_t total = length * static_cast<size_t>(blocks);
+    XFER_RETURN_IF_ERROR(Copy(destination, source, total));  // untimed: first-touch costs
+    const DriverApi& api = driver_.api();
+    if (start_ == nullptr) {
+      XFER_RETURN_IF_ERROR(driver_.Check(api.event_create(&start_, CU_EVENT_DEFAULT), "cuEventCreate"));
+      XFER_RETURN_IF_ERROR(driver_.Check(api.event_create(&end_, CU_EVENT_DEFAULT), "cuEventCreate"));
+    }
+    XFER_RETURN_IF_ERROR(driver_.Check(api.event_record(start_, stream_), "cuEventRecord"));
+    for (size_t offset = 0; offset < total; offset += length) {
+      XFER_RETURN_IF_ERROR(Enqueue(to + offset, from + offset, length));
+    }
+    XFER_RETURN_IF_ERROR(driver_.Check(api.event_record(end_, stream_), "cuEventRecord"));
+    XFER_RETURN_IF_ERROR(driver_.Check(api.event_synchronize(end_), "cuEventSynchronize"));
+    float milliseconds = 0;
+    XFER_RETURN_IF_ERROR(driver_.Check(api.event_elapsed_time(&milliseconds, start_, end_),
+                                       "cuEventElapsedTime"));
+    return static_cast<double>(milliseconds) / 1e3;
+  }
+
+ private:
+  Status Enqueue(void* destination, const void* source, size_t length) {
+    return driver_.Check(driver_.api().memcpy_async(DevicePointer(destination),
+                                                    DevicePointer(source), length, stream_),
+                         "cuMemcpyAsync");
+  }
+
+  Driver& driver_;
+  const int ordinal_;
+  CUstream stream_;
+  CUevent start_ = nullptr;
+  CUevent end_ = nullptr;
+};
+
 class DriverRuntime final : public DeviceRuntime {
  public:
   explicit DriverRuntime(std::string library) : library_(std::move(library)) {}
@@ -92,9 +150,16 @@ class DriverRuntime final : public DeviceRuntime {
         CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
         CU_POINTER_ATTRIBUTE_IS_MANAGED};
     void* values[] = {&memory_type, &ordinal, &base, &size, &managed};
-    XFER_RETURN_IF_ERROR(d.Check(d.api().pointer_get_attributes(5, attributes, values,
-                                                                DevicePointer(address)),
-                                 "cuPointerGetAttributes"));
+    CUresult queried =
+        d.api().pointer_get_attributes(5, attributes, values, DevicePointer(address));
+    if (queried == CUDA_ERROR_INVALID_CONTEXT) {
+      // A thread that never touched CUDA has no current context; the
+      // query should not need one, but where a driver insists, device 0's
+      // primary context answers for every device under unified addressing.
+      XFER_RETURN_IF_ERROR(d.UseDevice(0));
+      queried = d.api().pointer_get_attributes(5, attributes, values, DevicePointer(address));
+    }
+    XFER_RETURN_IF_ERROR(d.Check(queried, "cuPointerGetAttributes"));
     if (managed != 0) {
       return InvalidArgument(
           "CUDA managed memory is not supported: it migrates between host and device");
@@ -141,6 +206,83 @@ class DriverRuntime final : public DeviceRuntime {
     return d.Check(d.api().ctx_synchronize(), "cuCtxSynchronize");
   }
 
+  Result<std::unique_ptr<CopyStream>> CreateCopyStream(int ordinal) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(ordinal));
+    CUstream stream = nullptr;
+    XFER_RETURN_IF_ERROR((*driver)->Check(
+        (*driver)->api().stream_create(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+    return std::unique_ptr<CopyStream>(
+        std::make_unique<DriverCopyStream>(**driver, ordinal, stream));
+  }
+
+  Result<void*> AllocateHost(size_t length) override {
+    if (length == 0) return InvalidArgument("zero-length pinned allocation");
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(0));
+    void* address = nullptr;
+    // PORTABLE: pinned for every context, whichever device copies from it.
+    XFER_RETURN_IF_ERROR((*driver)->Check(
+        (*driver)->api().mem_host_alloc(&address, length, CU_MEMHOSTALLOC_PORTABLE),
+        "cuMemHostAlloc", StatusCode::kResourceExhausted));
+    return address;
+  }
+
+  Status FreeHost(void* address) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(0));
+    return (*driver)->Check((*driver)->api().mem_free_host(address), "cuMemFreeHost");
+  }
+
+  Result<IpcHandle> ExportIpc(uint64_t allocation_base) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    auto info = Classify(reinterpret_cast<const void*>(allocation_base), 1);
+    if (!info.ok()) return info.status();
+    if (!info->device || info->vmm || info->base != allocation_base) {
+      return InvalidArgument(fmt::format(
+          "{:#x} does not start a cuMemAlloc allocation (legacy IPC shares only those)",
+          allocation_base));
+    }
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(info->ordinal));
+    CUipcMemHandle handle{};
+    XFER_RETURN_IF_ERROR((*driver)->Check(
+        (*driver)->api().ipc_get_mem_handle(&handle, static_cast<CUdeviceptr>(allocation_base)),
+        "cuIpcGetMemHandle", StatusCode::kInvalidArgument));
+    IpcHandle bytes{};
+    static_assert(sizeof(handle.reserved) == std::tuple_size_v<IpcHandle>);
+    std::memcpy(bytes.data(), handle.reserved, bytes.size());
+    return bytes;
+  }
+
+  Result<uint64_t> OpenIpc(const IpcHandle& bytes, int ordinal) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(ordinal));
+    CUipcMemHandle handle{};
+    std::memcpy(handle.reserved, bytes.data(), bytes.size());
+    CUdeviceptr address = 0;
+    XFER_RETURN_IF_ERROR((*driver)->Check(
+        (*driver)->api().ipc_open_mem_handle(&address, handle,
+                                             CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+        "cuIpcOpenMemHandle", StatusCode::kInvalidArgument));
+    return static_cast<uint64_t>(address);
+  }
+
+  Status CloseIpc(uint64_t address, int ordinal) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    // The context must be current for the close too (UCX saw "invalid
+    // device context" warnings without it).
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(ordinal));
+    return (*driver)->Check(
+        (*driver)->api().ipc_close_mem_handle(static_cast<CUdeviceptr>(address)),
+        "cuIpcCloseMemHandle");
+  }
+
  private:
   Result<Driver*> Get() {
     std::lock_guard lock(mu_);
@@ -165,6 +307,8 @@ class DriverRuntime final : public DeviceRuntime {
 };
 
 }  // namespace
+
+bool DeviceRuntime::Built() { return true; }
 
 std::unique_ptr<DeviceRuntime> DeviceRuntime::Create(std::string library) {
   return std::make_unique<DriverRuntime>(std::move(library));

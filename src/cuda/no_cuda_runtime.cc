@@ -19,9 +19,17 @@ class NoCudaRuntime final : public DeviceRuntime {
   Status Free(uint64_t) override { return NotBuilt(); }
   Result<PointerInfo> Classify(const void*, size_t) override { return PointerInfo{}; }
   Status Copy(void*, const void*, size_t) override { return NotBuilt(); }
+  Result<std::unique_ptr<CopyStream>> CreateCopyStream(int) override { return NotBuilt(); }
+  Result<void*> AllocateHost(size_t) override { return NotBuilt(); }
+  Status FreeHost(void*) override { return NotBuilt(); }
+  Result<IpcHandle> ExportIpc(uint64_t) override { return NotBuilt(); }
+  Result<uint64_t> OpenIpc(const IpcHandle&, int) override { return NotBuilt(); }
+  Status CloseIpc(uint64_t, int) override { return NotBuilt(); }
 };
 
 }  // namespace
+
+bool DeviceRuntime::Built() { return false; }
 
 std::unique_ptr<DeviceRuntime> DeviceRuntime::Create(std::string) {
   return std::make_unique<NoCudaRuntime>();

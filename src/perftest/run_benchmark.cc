@@ -32,12 +32,23 @@ Status RunVerbs(const bench::BenchParams& params, bench::BenchObserver& observer
   return Internal("unknown role");
 }
 
+// perftest's verbs tests register host memory only in this build.
+Status RunVerbsOnHostMemory(const bench::BenchParams& params, bench::BenchObserver& observer) {
+  if (params.cuda_device || !params.cuda_bus_id.empty()) {
+    return NotSupported(
+        "--use_cuda on the RDMA verbs path: registering device memory with the NIC "
+        "(GPUDirect RDMA, through DMA-BUF or nvidia-peermem) is not in this build; on one "
+        "host, --transport shm moves CUDA memory through CUDA IPC");
+  }
+  return RunVerbs(params, observer);
+}
+
 }  // namespace
 
 Status RunBenchmark(const bench::BenchParams& params, bench::BenchObserver& observer) {
-  if (params.transport == "verbs") return RunVerbs(params, observer);
+  if (params.transport == "verbs") return RunVerbsOnHostMemory(params, observer);
   if (params.transport.empty()) {
-    if (HostHasRdmaDevice()) return RunVerbs(params, observer);
+    if (HostHasRdmaDevice()) return RunVerbsOnHostMemory(params, observer);
     for (const std::string& typed : params.verbs.typed) {
       observer.OnNotice(fmt::format("{}: RDMA verbs flag; no RDMA device on this host, ignored",
                                     typed));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/socket.h"
+#include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
 #include "transport/remote_memory.h"
 #include "xfer/status.h"
@@ -31,6 +32,9 @@ struct Capabilities {
   // transport; no transport may touch device memory as if it were host
   // memory.
   bool device_memory = false;
+  // How it moves device memory, for results to name ("CUDA IPC"); empty
+  // without device_memory.
+  std::string_view device_path;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
   // Preference among transports both peers allow; higher wins when the
   // caller forces none (shm beats tcp on one host).
@@ -54,6 +58,9 @@ struct EndpointSetup {
   RemoteMemory remote;              // the peer's regions
   std::chrono::milliseconds io_timeout{10000};
   Deadline deadline = Deadline::Never();  // for the whole setup
+  // The engine's CUDA runtime, for transports that move device memory;
+  // outlives the endpoint. Never null when the engine sets up a connection.
+  cuda::DeviceRuntime* devices = nullptr;
 };
 
 // One connection to one peer. Every Post* call is made only after the engine

@@ -287,7 +287,27 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_bw -i 0", "-i/--ib-port"},
         ErrorCase{"write_bw -T 3", "-T/--tos: perftest flag not supported by xfer yet"},
         ErrorCase{"write_bw --force-link IB", "--force-link: perftest flag not supported"},
-        ErrorCase{"write_bw --use-srq", "--use-srq: only for send tests"}));
+        ErrorCase{"write_bw --use-srq", "--use-srq: only for send tests"},
+        ErrorCase{"write_lat --use_cuda=0", "--use_cuda: only for write_bw and read_bw"},
+        ErrorCase{"send_bw --use_cuda=0", "--use_cuda: only for write_bw and read_bw"},
+        ErrorCase{"write_bw --use_cuda=-1", "--use_cuda"},
+        ErrorCase{"write_bw --use_cuda=gpu0", "--use_cuda: 'gpu0' is not a number"},
+        ErrorCase{"read_bw --use_cuda_bus_id=", "--use_cuda_bus_id"},
+        ErrorCase{"write_bw --use_cuda=0 --use_cuda_bus_id=0000:19:00.0",
+                  "--use_cuda and --use_cuda_bus_id both choose the GPU"},
+        ErrorCase{"write_bw --use_cuda_dmabuf",
+                  "--use_cuda_dmabuf: perftest flag not supported by xfer yet"}));
+
+TEST(FlagsTest, CudaFlagsChooseTheGpuByOrdinalOrByPcieAddress) {
+  const bench::BenchParams by_ordinal = ParseRun("write_bw --use_cuda=3 h");
+  ASSERT_TRUE(by_ordinal.cuda_device.has_value());
+  EXPECT_EQ(*by_ordinal.cuda_device, 3);
+  EXPECT_TRUE(by_ordinal.cuda_bus_id.empty());
+  const bench::BenchParams by_address = ParseRun("read_bw --use_cuda_bus_id 0000:19:00.0 h");
+  EXPECT_FALSE(by_address.cuda_device.has_value());
+  EXPECT_EQ(by_address.cuda_bus_id, "0000:19:00.0");
+  EXPECT_FALSE(ParseRun("write_bw h").cuda_device.has_value());
+}
 
 TEST(FlagsTest, EmptyHostIsRejected) {
   Result<ParsedCommand> parsed = ParseWords({"write_bw", ""});

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cuda/device_runtime.h"
 #include "e2e/process.h"
 
 namespace xfer::testing {
@@ -233,6 +234,30 @@ TEST(CliFailureTest, MismatchedFlagsAreRefusedOnBothSides) {
   EXPECT_EQ(served.exit_code, 1);
   EXPECT_NE(client.err.find("-s/--size"), std::string::npos) << client.err;
   EXPECT_NE(served.err.find("-s/--size"), std::string::npos) << served.err;
+}
+
+// --use_cuda puts write_bw's buffers on the GPU: over shm between two
+// processes where a GPU is (one row, CUDA IPC underneath), and the CUDA
+// loader's reason, exit 1, where none is. tcp says it carries no device
+// memory rather than touching it.
+TEST(CliCudaTest, UseCudaRunsOverShmOrSaysWhyNot) {
+  const Status gpu = cuda::DeviceRuntime::Create()->Available();
+  ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "shm", "--use_cuda=0",
+                               "-s", "1048576", "-n", "200"},
+                              60s);
+  if (gpu.ok()) {
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(Rows(run.out).size(), 1u) << run.out;
+    ProcessResult tcp = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "--use_cuda=0"},
+                                60s);
+    EXPECT_EQ(tcp.exit_code, 1);
+    EXPECT_NE(tcp.err.find("tcp transport does not carry CUDA device memory"), std::string::npos)
+        << tcp.err;
+  } else {
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find(gpu.message()), std::string::npos) << run.err;
+    EXPECT_TRUE(Rows(run.out).empty()) << run.out;
+  }
 }
 
 TEST(CliFailureTest, ClientWithoutServerFailsWithinItsTimeout) {

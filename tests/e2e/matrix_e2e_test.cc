@@ -95,6 +95,8 @@ std::vector<std::string> SmallMatrix(const std::string& blocks = "16K,64K,1M") {
           "--warmup", "1", "--timeout", "10", "--quiet"};
 }
 
+bool HostHasGpu() { return cuda::DeviceRuntime::Create()->Available().ok(); }
+
 std::vector<std::string> With(std::vector<std::string> args,
                               std::initializer_list<std::string> more) {
   args.insert(args.end(), more);
@@ -112,7 +114,9 @@ TEST(MatrixE2e, LoopbackPrintsTheHostDirectionsForShmAndTcp) {
     for (const std::string block : {"16K", "64K", "1M"}) {
       EXPECT_TRUE(IsFigure(TableCell(run.out, transport, "H2rH", block))) << run.out;
       EXPECT_TRUE(IsFigure(TableCell(run.out, transport, "rH2H", block))) << run.out;
-      EXPECT_EQ(TableCell(run.out, transport, "D2rD", block), "n/a") << run.out;
+      if (!HostHasGpu()) {
+        EXPECT_EQ(TableCell(run.out, transport, "D2rD", block), "n/a") << run.out;
+      }
     }
   }
   EXPECT_NE(run.out.find("GB/s = 10^9 B/s"), std::string::npos);
@@ -240,17 +244,36 @@ TEST(MatrixE2e, DeviceCellsReadNaWithThisHostsReason) {
       120s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const Status gpu = cuda::DeviceRuntime::Create()->Available();
-  const std::string expected =
-      gpu.ok() ? std::string("does not carry CUDA device memory") : gpu.message();
   const json document = ReadJson(path);
   ASSERT_FALSE(document.is_null());
   ASSERT_EQ(document["cells"].size(), document["transports"].size() * 6 * 3);
   for (const auto& cell : document["cells"]) {
+    if (gpu.ok() && cell["transport"] == "shm") {
+      EXPECT_EQ(cell["status"], "ok") << cell.dump();
+      EXPECT_EQ(cell["path"]["device"], "CUDA IPC") << cell.dump();
+      continue;
+    }
+    const std::string expected =
+        gpu.ok() ? std::string("does not carry CUDA device memory") : gpu.message();
     EXPECT_EQ(cell["status"], "unsupported") << cell.dump();
     EXPECT_NE(cell["reason"].get<std::string>().find(expected), std::string::npos)
         << cell.dump() << "\nexpected: " << expected;
   }
-  EXPECT_NE(run.out.find(expected), std::string::npos) << run.out;
+  if (!gpu.ok()) {
+    EXPECT_NE(run.out.find(gpu.message()), std::string::npos) << run.out;
+  }
+  // The local copy anchors: measured with a GPU, the loader's reason without.
+  ASSERT_TRUE(document["anchors"].is_object()) << document.dump();
+  EXPECT_EQ(document["anchors"]["cells"].size(), 3u * 3);
+  for (const auto& anchor : document["anchors"]["cells"]) {
+    if (gpu.ok()) {
+      EXPECT_EQ(anchor["status"], "ok") << anchor.dump();
+    } else {
+      EXPECT_EQ(anchor["status"], "unsupported") << anchor.dump();
+      EXPECT_EQ(anchor["reason"], gpu.message()) << anchor.dump();
+    }
+  }
+  EXPECT_NE(run.out.find("--- local copies on CUDA device 0"), std::string::npos) << run.out;
 }
 
 TEST(MatrixE2e, BadFlagsAreUsageErrors) {

@@ -9,7 +9,7 @@ build=${1:?usage: $0 BUILD_DIR OUT_DIR}
 out=${2:?usage: $0 BUILD_DIR OUT_DIR}
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-binaries=("$build/src/cli/xfer" "$build/tests/cuda_tests")
+binaries=("$build/src/cli/xfer" "$build/tests/cuda_tests" "$build/tests/cuda_device_peer")
 for binary in "${binaries[@]}"; do
   [[ -x $binary ]] || { echo "pack.sh: $binary is not built" >&2; exit 1; }
   cp "$binary" "$out/bin/"

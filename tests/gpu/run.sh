@@ -2,11 +2,14 @@
 # The GPU check, for a machine with one NVIDIA GPU and its driver. Runs from
 # a folder packed by tests/gpu/pack.sh (the GPU machine has none of the
 # project's packages), in well under 5 minutes:
-#   1. the libxfer device-memory tests (tests/cuda), data checked byte for
-#      byte; on a GPU host none of them may skip;
-#   2. xfer matrix --loopback over every D direction: each cell must read
-#      n/a with the transport's reason (no transport carries device memory
-#      yet) and never a figure, while the H2rH cells are measured.
+#   1. the libxfer device-memory tests (tests/cuda): allocation, detection,
+#      the driver's copies, and shm between two processes on one GPU in
+#      every D direction, data checked byte for byte; none may skip here;
+#   2. xfer matrix --loopback over every D direction on shm and tcp: shm's
+#      D cells must be measured over CUDA IPC, tcp's must read n/a naming
+#      tcp (it stages nothing yet), H2rH is the host control, and the local
+#      copy anchors (H2D, D2H, D2D) must be measured;
+#   3. the ratio of shm D2rD at 2M to the local D2D copy at 2M.
 # Writes its logs and the matrix JSON to OUT (default: ./gpu-out).
 #   bash run.sh [PACKED_DIR] [OUT]
 set -uo pipefail
@@ -15,6 +18,7 @@ packed=${1:-$here}
 out=${2:-$PWD/gpu-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$packed/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XFER_DEVICE_PEER="$packed/bin/cuda_device_peer"
 failed=0
 step() { echo; echo "== $*"; }
 fail() { echo "FAIL: $*"; failed=1; }
@@ -24,30 +28,47 @@ nvidia-smi --query-gpu=name,pci.bus_id,driver_version,memory.total --format=csv,
 "$packed/bin/xfer" -V
 
 step "device-memory tests"
-# The two tests that expect a host without a GPU skip here by design.
-timeout 120 "$packed/bin/cuda_tests" \
+# The tests that expect a host without a GPU skip here by design.
+timeout 150 "$packed/bin/cuda_tests" \
   --gtest_filter='-*WithoutADriver*:*WithoutAUsableGpu*' 2>&1 | tee "$out/cuda_tests.log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail "cuda_tests"
 grep -q '^\[  SKIPPED \]' "$out/cuda_tests.log" && fail "a device-memory test skipped on a GPU host"
 
-step "matrix: every D direction, and H2rH as the measured control"
-timeout 180 "$packed/bin/xfer" matrix --loopback --quiet \
+step "matrix: every D direction on shm and tcp, H2rH as the host control"
+timeout 240 "$packed/bin/xfer" matrix --loopback --quiet --transports shm,tcp \
   --directions D2rD,D2rH,H2rD,rD2D,rH2D,rD2H,H2rH --block_sizes 64K,2M \
-  --transfer_size 64M --loops 3 --json "$out/matrix-d.json" 2>&1 | tee "$out/matrix.log"
+  --transfer_size 128M --loops 5 --json "$out/matrix-d.json" 2>&1 | tee "$out/matrix.log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail "xfer matrix"
 python3 - "$out/matrix-d.json" <<'PY' || failed=1
 import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
+doc = json.load(open(sys.argv[1]))
 bad = []
-for c in cells:
+for c in doc["cells"]:
     device = "D" in c["direction"]
-    if device and (c["status"] != "unsupported" or "does not carry CUDA device memory" not in (c.get("reason") or "")):
+    reason = c.get("reason") or ""
+    if c["transport"] == "shm" or not device:
+        if c["status"] != "ok":
+            bad.append(c)
+        elif device and (c.get("path") or {}).get("device") != "CUDA IPC":
+            bad.append(c)
+    elif c["status"] != "unsupported" or "tcp transport does not carry CUDA device memory" not in reason:
         bad.append(c)
-    if not device and c["status"] != "ok":
-        bad.append(c)
+anchors = (doc.get("anchors") or {}).get("cells", [])
+bad += [a for a in anchors if a["status"] != "ok"]
+if len(anchors) != 6:
+    print(f"FAIL: {len(anchors)} anchors, expected 6")
+    bad.append({})
 for c in bad:
-    print("FAIL: cell", c["transport"], c["direction"], c["block_size"], c["status"], c.get("reason") or "")
-print(f"{len(cells)} cells, {len(bad)} wrong")
+    print("FAIL:", json.dumps(c)[:400])
+def median(transport, direction, block):
+    for c in doc["cells"]:
+        if (c["transport"], c["direction"], c["block_size"]) == (transport, direction, block):
+            return c.get("median_gbps")
+d2d = next((a["median_gbps"] for a in anchors if a["copy"] == "D2D" and a["block_size"] == 2 << 20), None)
+shm = median("shm", "D2rD", 2 << 20)
+if d2d and shm:
+    print(f"shm D2rD 2M: {shm:.3f} GB/s; local D2D 2M: {d2d:.3f} GB/s; ratio {shm / d2d:.3f}")
+print(f"{len(doc['cells'])} cells and {len(anchors)} anchors, {len(bad)} wrong")
 sys.exit(1 if bad else 0)
 PY
 

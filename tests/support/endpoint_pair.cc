@@ -5,6 +5,8 @@
 
 #include <future>
 
+#include "support/test_devices.h"
+
 namespace xfer::testing {
 
 Status ConnectPair(transport::Transport& initiator_transport,
@@ -30,6 +32,7 @@ Status ConnectPair(transport::Transport& initiator_transport,
                                                      : pair.initiator_memory.AsRemote());
     setup.io_timeout = io_timeout;
     setup.deadline = Deadline::After(std::chrono::seconds(10));
+    setup.devices = &TestDevices();
     return setup;
   };
 

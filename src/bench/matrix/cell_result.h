@@ -38,6 +38,8 @@ struct CellResult {
   // The path the engine reported for the connection that carried the cell.
   std::string path_transport;
   uint32_t path_streams = 0;
+  // How it moved device memory ("CUDA IPC"); empty for host-only cells.
+  std::string path_device;
 
   // Seconds per sample, in the order taken; warm-ups are never counted.
   std::vector<double> warmup_seconds;

@@ -112,6 +112,9 @@ Status Initiator::Run() {
     PlanGrid();
     for (size_t c = 0; c < columns_.size() && status.ok(); ++c) status = MeasureColumn(c);
   }
+  if (status.ok() && !run_.anchors.empty() && stop_.load() == 0) {
+    MeasureAnchors(config_, run_.anchors);
+  }
   for (const Column& column : columns_) {
     if (column.peer) (void)engine_->Disconnect(*column.peer);
   }
@@ -209,6 +212,7 @@ const TargetBuffer* Initiator::FindTargetBuffer(const std::string& placement) co
 }
 
 void Initiator::PlanGrid() {
+  run_.anchors = PlanAnchors(config_);
   for (const Column& column : columns_) run_.transports.push_back(column.transport);
   for (const Column& column : columns_) {
     for (const Direction& direction : config_.directions) {
@@ -261,6 +265,9 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
   CellResult& cell = run_.cells[index];
   cell.path_transport = column.info.transport;
   cell.path_streams = column.info.streams;
+  const bool device_cell =
+      IsDevice(*FindPlacement(cell.initiator_memory)) || IsDevice(*FindPlacement(cell.target_memory));
+  if (device_cell) cell.path_device = column.info.device_path;
   uint8_t* local = static_cast<uint8_t*>(FindBuffer(local_, cell.initiator_memory)->region.address);
   BatchLayout layout;
   layout.op = cell.direction.op;
@@ -277,13 +284,26 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
     if (stop_.load() != 0) return Interrupted(index, k, total);
     if (Status peer = control_->CheckPeer(); !peer.ok()) return FailCell(index, peer);
     auto seconds = sampler.Sample();
+    if (!seconds.ok() && seconds.status().code() == StatusCode::kNotSupported) {
+      // The engine refused before moving a byte: the path does not exist
+      // here (a peer device region this side cannot open, say).
+      cell.status = CellStatus::kUnsupported;
+      cell.reason = seconds.status().ToString();
+      cell.warmup_seconds.clear();
+      cell.sample_seconds.clear();
+      observer_.OnCellDone(run_, index);
+      return Status::Ok();
+    }
     if (!seconds.ok()) return FailCell(index, seconds.status());
     (k < config_.warmup ? cell.warmup_seconds : cell.sample_seconds).push_back(*seconds);
     observer_.OnSample(run_, index, k + 1, total);
   }
   auto stat = ComputeCellStatistic(config_.transfer_size, cell.sample_seconds);
   if (!stat.ok()) return FailCell(index, stat.status());
-  if (config_.verify) XFER_RETURN_IF_ERROR(Verify(index, sampler, local));
+  // The pattern is written and checked by the CPU, which cannot touch
+  // device memory: device cells are measured, and their `verified` stays
+  // unset.
+  if (config_.verify && !device_cell) XFER_RETURN_IF_ERROR(Verify(index, sampler, local));
   cell.median_gbps = stat->median_gbps;
   cell.min_gbps = stat->min_gbps;
   cell.max_gbps = stat->max_gbps;

@@ -10,6 +10,7 @@
 
 #include "bench/matrix/cell_result.h"
 #include "bench/matrix/host_fingerprint.h"
+#include "bench/matrix/local_anchor.h"
 #include "bench/matrix/matrix_config.h"
 
 namespace xfer::matrix {
@@ -42,6 +43,9 @@ struct MatrixRun {
   // The full grid in run order: transport, then direction, then block size
   // (ascending). cells.size() == transports.size() * directions * blocks.
   std::vector<CellResult> cells;
+  // The initiator GPU's local copies (local_anchor.h), after the cells;
+  // empty when no direction touches device memory.
+  std::vector<AnchorResult> anchors;
   RunOutcome outcome = RunOutcome::kRunning;
   std::string error;
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "bench/matrix/block_size.h"
+#include "report/matrix/anchor_table.h"
 
 namespace xfer::report {
 namespace {
@@ -95,6 +96,7 @@ json CellJson(const CellResult& cell, uint64_t transfer_size) {
   json path = cell.path_transport.empty()
                   ? json(nullptr)
                   : json{{"transport", cell.path_transport}, {"streams", cell.path_streams}};
+  if (!cell.path_device.empty()) path["device"] = cell.path_device;
   return json{{"direction", cell.direction.Name()},
               {"op", cell.direction.op == OpCode::kWrite ? "write" : "read"},
               {"initiator_memory", cell.initiator_memory},
@@ -153,7 +155,8 @@ json MatrixJson(const matrix::MatrixRun& run) {
                 {"target", HostFingerprintJson(run.target)}}},
               {"transports", run.transports},
               {"skipped_transports", std::move(skipped)},
-              {"cells", std::move(cells)}};
+              {"cells", std::move(cells)},
+              {"anchors", AnchorsJson(run)}};
 }
 
 }  // namespace xfer::report

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "bench/matrix/block_size.h"
+#include "report/matrix/anchor_table.h"
 
 namespace xfer::report {
 namespace {
@@ -230,6 +231,7 @@ std::vector<CellNote> CellNotes(const MatrixRun& run, std::span<const size_t> sc
 std::string RenderMatrixTables(const MatrixRun& run) {
   std::string text = fmt::format(" xfer matrix: GB/s = 10^9 B/s, {}\n", MethodText(run.config));
   for (size_t t = 0; t < run.transports.size(); ++t) TransportTable(run, t, text);
+  AppendAnchorTable(run, text);
   if (!run.skipped.empty() || run.config.verify || Unfinished(run)) text += '\n';
   for (const matrix::SkippedTransport& skipped : run.skipped) {
     text += fmt::format(" not usable here: {}: {}\n", skipped.name, OneLine(skipped.reason));

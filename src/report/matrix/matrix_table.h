@@ -28,7 +28,8 @@
 namespace xfer::report {
 
 // Every line ends in '\n': the heading, then per transport of
-// run.transports a blank line, its heading, its table and its notes; then
+// run.transports a blank line, its heading, its table and its notes; the
+// local copy anchors (anchor_table.h) when the run has them; then
 // one "not usable here" line per skipped transport, with config.verify the
 // verification count, and when the run failed or was interrupted its
 // outcome and error. A grid smaller than the config says (a bug upstream)

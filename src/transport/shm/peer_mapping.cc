@@ -86,9 +86,12 @@ PeerMapping::~PeerMapping() { Release(); }
 PeerMapping::PeerMapping(PeerMapping&& other) noexcept
     : regions_(std::move(other.regions_)),
       mappings_(std::move(other.mappings_)),
+      imports_(std::move(other.imports_)),
+      devices_(other.devices_),
       revocations_(std::move(other.revocations_)) {
   other.regions_.clear();
   other.mappings_.clear();
+  other.imports_.clear();
 }
 
 PeerMapping& PeerMapping::operator=(PeerMapping&& other) noexcept {
@@ -96,9 +99,12 @@ PeerMapping& PeerMapping::operator=(PeerMapping&& other) noexcept {
     Release();
     regions_ = std::move(other.regions_);
     mappings_ = std::move(other.mappings_);
+    imports_ = std::move(other.imports_);
+    devices_ = other.devices_;
     revocations_ = std::move(other.revocations_);
     other.regions_.clear();
     other.mappings_.clear();
+    other.imports_.clear();
   }
   return *this;
 }
@@ -107,22 +113,35 @@ void PeerMapping::Release() {
   regions_.clear();
   for (const Mapping& m : mappings_) munmap(m.base, m.length);
   mappings_.clear();
+  for (const DeviceImport& import : imports_) (void)devices_->CloseIpc(import.base, import.device);
+  imports_.clear();
   revocations_ = RevocationTable();
 }
 
 Result<PeerMapping> PeerMapping::Create(const RemoteMemory& remote,
                                         std::vector<SharedRegion> shared,
-                                        RevocationTable revocations) {
+                                        std::vector<DeviceRow> device_rows,
+                                        RevocationTable revocations,
+                                        cuda::DeviceRuntime& devices) {
   if (revocations.size() != remote.regions().size()) {
     return Internal("shm: the peer's revocation table was not mapped against its region table");
   }
   PeerMapping mapping;
+  mapping.devices_ = &devices;
   mapping.revocations_ = std::move(revocations);
   for (size_t i = 0; i < remote.regions().size(); ++i) {
     const RemoteRegion& r = remote.regions()[i];
-    mapping.regions_.push_back(
-        PeerRegion{r.address, r.length, r.access, nullptr, &mapping.revocations_.slot(i)});
+    PeerRegion region;
+    region.address = r.address;
+    region.length = r.length;
+    region.access = r.access;
+    region.kind = r.kind;
+    region.device = r.device;
+    if (r.kind == MemoryKind::kCuda) region.unreachable = "the peer did not export it";
+    region.revocation = &mapping.revocations_.slot(i);
+    mapping.regions_.push_back(std::move(region));
   }
+  mapping.OpenDeviceRows(std::move(device_rows));
   const Deadline prefault_budget = Deadline::After(kPrefaultBudget);
   for (const SharedRegion& s : shared) {
     auto it = std::lower_bound(mapping.regions_.begin(), mapping.regions_.end(), s.region.address,
@@ -139,6 +158,46 @@ Result<PeerMapping> PeerMapping::Create(const RemoteMemory& remote,
     Prefault(it->mapped, map_length, prefault_budget);
   }
   return mapping;
+}
+
+void PeerMapping::OpenDeviceRows(std::vector<DeviceRow> rows) {
+  for (DeviceRow& row : rows) {
+    auto it = std::lower_bound(regions_.begin(), regions_.end(), row.region.address,
+                               [](const PeerRegion& r, uint64_t a) { return r.address < a; });
+    if (it == regions_.end() || it->address != row.region.address) continue;  // validated before
+    PeerRegion& region = *it;
+    if (!row.shareable) {
+      region.unreachable = "the peer could not export it: " + row.why_not;
+      continue;
+    }
+    // One open per allocation: a second open of the same handle is an
+    // error on older drivers, and one close must match one open.
+    auto import = std::find_if(imports_.begin(), imports_.end(), [&](const DeviceImport& i) {
+      return i.handle == row.handle && i.device == row.region.device;
+    });
+    if (import == imports_.end()) {
+      auto base = devices_->OpenIpc(row.handle, row.region.device);
+      if (!base.ok()) {
+        region.unreachable = "its CUDA IPC handle did not open here: " + base.status().ToString();
+        continue;
+      }
+      // The size comes from our driver, not from the peer: a row that
+      // claims more than the allocation holds must not reach past it.
+      auto opened = devices_->Classify(reinterpret_cast<const void*>(*base), 1);
+      imports_.push_back(DeviceImport{row.handle, row.region.device, *base,
+                                      opened.ok() && opened->device ? opened->size : 0});
+      import = std::prev(imports_.end());
+    }
+    const uint64_t offset = row.region.address - row.allocation_base;
+    if (!RangeInside(offset, row.region.length, 0, import->size)) {
+      region.unreachable = fmt::format(
+          "the peer says it lies {} bytes into an allocation of {} bytes", offset, import->size);
+      continue;
+    }
+    region.device_mapped =
+        reinterpret_cast<uint8_t*>(import->base + (row.region.address - row.allocation_base));
+    region.unreachable.clear();
+  }
 }
 
 Result<const PeerRegion*> PeerMapping::Resolve(uint64_t address, uint64_t length,

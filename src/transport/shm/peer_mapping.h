@@ -5,9 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "cuda/device_runtime.h"
 #include "transport/remote_memory.h"
+#include "transport/shm/device_table.h"
 #include "transport/shm/region_table.h"
 #include "transport/shm/revocation_table.h"
 #include "xfer/memory.h"
@@ -24,6 +27,14 @@ struct PeerRegion {
   // registered memory it did not get from the engine (no descriptor): such a
   // region is reached with process_vm_readv/writev on the peer's pid.
   uint8_t* mapped = nullptr;
+  // CUDA device memory of the peer's (kind kCuda): `device_mapped` is this
+  // process's address of the region's first byte, through the peer's
+  // allocation opened with its IPC handle on device `device`; or nullptr,
+  // with `unreachable` saying why no copy can reach the region.
+  MemoryKind kind = MemoryKind::kHost;
+  int device = -1;
+  uint8_t* device_mapped = nullptr;
+  std::string unreachable;
   // The region's row in the peer's revocation table: every copy, mapped or
   // process_vm, is bracketed by BeginCopy/EndCopy on it.
   RevocationSlot* revocation = nullptr;
@@ -46,11 +57,17 @@ class PeerMapping {
   // (the peer's table, mapped against `remote`), and maps those in `shared`
   // (validated rows of `remote`, see ReceiveRegionTable) read+write,
   // MAP_SHARED. Each descriptor must be a regular file at least as long as
-  // its region; the descriptors are closed once mapped. Errors:
-  // kProtocolError (a descriptor that is not a mappable file of the right
-  // size), kResourceExhausted (out of address space or memory).
+  // its region; the descriptors are closed once mapped. Opens the IPC
+  // handle of each shareable row of `device_rows` (validated, see
+  // ReceiveDeviceTable) through `devices`, once per allocation; a handle
+  // that does not open leaves its regions unreachable, with the driver's
+  // reason, rather than failing the connection. `devices` outlives the
+  // mapping. Errors: kProtocolError (a descriptor that is not a mappable
+  // file of the right size), kResourceExhausted (out of address space or
+  // memory).
   static Result<PeerMapping> Create(const RemoteMemory& remote, std::vector<SharedRegion> shared,
-                                    RevocationTable revocations);
+                                    std::vector<DeviceRow> device_rows,
+                                    RevocationTable revocations, cuda::DeviceRuntime& devices);
 
   // The peer region holding all of [address, address + length) and granting
   // `needed`. Allocation-free and syscall-free on success: the posting hot
@@ -74,9 +91,18 @@ class PeerMapping {
     void* base = nullptr;
     size_t length = 0;
   };
+  struct DeviceImport {
+    cuda::IpcHandle handle{};
+    int device = -1;
+    uint64_t base = 0;  // the allocation's address in this process
+    uint64_t size = 0;  // its length, as this process's driver says
+  };
+  void OpenDeviceRows(std::vector<DeviceRow> rows);
 
   std::vector<PeerRegion> regions_;  // sorted by address, non-overlapping
   std::vector<Mapping> mappings_;    // what Release() unmaps
+  std::vector<DeviceImport> imports_;  // what Release() closes
+  cuda::DeviceRuntime* devices_ = nullptr;
   RevocationTable revocations_;      // the slots regions_ point into
 };
 

@@ -7,21 +7,19 @@
 #include <string>
 
 #include "common/wire.h"
+#include "transport/shm/table_header.h"
 
 namespace xfer::transport::shm {
 namespace {
 
 // Wire format, little-endian (common/wire.h):
-//   count message (Socket::SendMessage): u32 kTableMagic, u32 kTableVersion,
-//                                        u32 row count
+//   count message (Socket::SendMessage): the table header (table_header.h)
 //   per row (Socket::SendFds, exactly kRowBytes, one descriptor):
 //                                        u64 id, u64 address, u64 length,
 //                                        u32 access, u32 reserved (0)
 // One descriptor per message keeps every message far below the kernel's
 // SCM_RIGHTS limit (253) whatever the number of regions.
-constexpr uint32_t kTableMagic = 0x544d5358;  // "XSMT"
-constexpr uint32_t kTableVersion = 1;
-constexpr size_t kCountBytes = 12;
+constexpr TableKind kRegionTable{0x544d5358, 1, "region table"};  // "XSMT"
 constexpr size_t kRowBytes = 32;
 
 std::vector<uint8_t> EncodeRow(const LocalRegionView& view) {
@@ -51,25 +49,14 @@ Result<RemoteRegion> DecodeRow(std::span<const uint8_t> body) {
 }
 
 Result<uint32_t> ReceiveCount(Socket& socket, size_t limit, Deadline deadline) {
-  auto body = socket.RecvMessage(kCountBytes, deadline);
+  auto body = socket.RecvMessage(kTableHeaderBytes, deadline);
   if (!body.ok()) return body.status();
-  WireReader r(*body);
-  uint32_t magic = 0;
-  uint32_t version = 0;
-  uint32_t count = 0;
-  XFER_RETURN_IF_ERROR(r.U32(magic));
-  XFER_RETURN_IF_ERROR(r.U32(version));
-  XFER_RETURN_IF_ERROR(r.U32(count));
-  XFER_RETURN_IF_ERROR(r.ExpectEnd());
-  if (magic != kTableMagic) return ProtocolError("peer's shm region table has a bad magic");
-  if (version != kTableVersion) {
-    return ProtocolError(
-        fmt::format("peer's shm region table is version {}, expected {}", version, kTableVersion));
-  }
-  if (count > limit) {
+  auto count = DecodeTableHeader(kRegionTable, *body);
+  if (!count.ok()) return count.status();
+  if (*count > limit) {
     return ProtocolError(
         fmt::format("peer shares {} regions by descriptor but announced only {} in the handshake",
-                    count, limit));
+                    *count, limit));
   }
   return count;
 }
@@ -96,11 +83,8 @@ Status SendRegionTable(Socket& socket, std::span<const LocalRegionView> announce
   for (const LocalRegionView& view : announced) {
     if (view.fd >= 0) shared.push_back(view);
   }
-  WireWriter count;
-  count.U32(kTableMagic);
-  count.U32(kTableVersion);
-  count.U32(static_cast<uint32_t>(shared.size()));
-  XFER_RETURN_IF_ERROR(socket.SendMessage(count.bytes(), deadline));
+  XFER_RETURN_IF_ERROR(socket.SendMessage(
+      EncodeTableHeader(kRegionTable, static_cast<uint32_t>(shared.size())), deadline));
   for (const LocalRegionView& view : shared) {
     const int fd = view.fd;
     XFER_RETURN_IF_ERROR(socket.SendFds(std::span<const int>(&fd, 1), EncodeRow(view), deadline));

@@ -14,15 +14,14 @@
 #include <vector>
 
 #include "common/wire.h"
+#include "transport/shm/table_header.h"
 
 namespace xfer::transport::shm {
 namespace {
 
-// Wire format of the announcement (Socket::SendFds, exactly kHeaderBytes,
-// one descriptor): u32 kTableMagic, u32 kTableVersion, u32 slot count.
-constexpr uint32_t kTableMagic = 0x52565358;  // "XSVR"
-constexpr uint32_t kTableVersion = 1;
-constexpr size_t kHeaderBytes = 12;
+// The announcement is the table header (table_header.h) with the slot
+// count, sent with Socket::SendFds and the table's one descriptor.
+constexpr TableKind kRevocationTable{0x52565358, 1, "revocation table"};  // "XSVR"
 
 // Revoke polls the copy count: spinning briefly catches the common case of
 // a copy about to end, sleeping after that keeps a stalled peer from
@@ -166,39 +165,26 @@ Status RevocationTable::AwaitNoCopies(RevocationSlot& slot, Deadline deadline) {
 }
 
 Status SendRevocationTable(Socket& socket, const RevocationTable& table, Deadline deadline) {
-  WireWriter header;
-  header.U32(kTableMagic);
-  header.U32(kTableVersion);
-  header.U32(static_cast<uint32_t>(table.size()));
   const int fd = table.fd();
-  return socket.SendFds(std::span<const int>(&fd, 1), header.bytes(), deadline);
+  return socket.SendFds(std::span<const int>(&fd, 1),
+                        EncodeTableHeader(kRevocationTable, static_cast<uint32_t>(table.size())),
+                        deadline);
 }
 
 Result<RevocationTable> ReceiveRevocationTable(Socket& socket, const RemoteMemory& remote,
                                                Deadline deadline) {
-  std::vector<uint8_t> body(kHeaderBytes);
-  auto fds = socket.RecvFds(1, body, kHeaderBytes, deadline);
+  std::vector<uint8_t> body(kTableHeaderBytes);
+  auto fds = socket.RecvFds(1, body, kTableHeaderBytes, deadline);
   if (!fds.ok()) return fds.status();
   if (fds->size() != 1) {
     return ProtocolError(
         fmt::format("peer's shm revocation table came with {} descriptors, not 1", fds->size()));
   }
-  WireReader r(body);
-  uint32_t magic = 0;
-  uint32_t version = 0;
-  uint32_t count = 0;
-  XFER_RETURN_IF_ERROR(r.U32(magic));
-  XFER_RETURN_IF_ERROR(r.U32(version));
-  XFER_RETURN_IF_ERROR(r.U32(count));
-  XFER_RETURN_IF_ERROR(r.ExpectEnd());
-  if (magic != kTableMagic || version != kTableVersion) {
+  auto count = DecodeTableHeader(kRevocationTable, body);
+  if (!count.ok()) return count.status();
+  if (*count != remote.regions().size()) {
     return ProtocolError(fmt::format(
-        "peer's shm revocation table has magic {:#x} version {}, expected {:#x} version {}", magic,
-        version, kTableMagic, kTableVersion));
-  }
-  if (count != remote.regions().size()) {
-    return ProtocolError(fmt::format(
-        "peer's shm revocation table has {} slots for the {} regions of its handshake", count,
+        "peer's shm revocation table has {} slots for the {} regions of its handshake", *count,
         remote.regions().size()));
   }
   return RevocationTable::Map(std::move((*fds)[0]), remote);

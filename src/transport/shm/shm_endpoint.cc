@@ -37,12 +37,16 @@ Status Closed() { return ConnectionLost("shm endpoint closed"); }
 
 ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
                          std::unique_ptr<MessageChannel> channel,
-                         std::chrono::milliseconds io_timeout)
+                         std::chrono::milliseconds io_timeout, const LocalMemory& local,
+                         cuda::DeviceRuntime& devices)
     : mapping_(std::move(mapping)),
       revocations_(std::move(revocations)),
       peer_pid_(peer_pid),
       channel_(std::move(channel)),
-      io_timeout_(io_timeout) {}
+      io_timeout_(io_timeout),
+      local_(local),
+      devices_(devices),
+      gpu_host_(devices.Available().ok()) {}
 
 ShmEndpoint::~ShmEndpoint() { Close(); }
 
@@ -84,6 +88,8 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
   for (const TransferEntry& entry : entries) {
     auto region = mapping_.Resolve(entry.remote, entry.length, needed);
     if (!region.ok()) return region.status();
+    auto route = RouteFor(entry, **region);
+    if (!route.ok()) return route.status();
   }
   XFER_RETURN_IF_ERROR(AdmitAll(entries, needed));
   internal::RequestAccess::Start(request, 1);
@@ -91,7 +97,7 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
   size_t moved = 0;
   for (const TransferEntry& entry : entries) {
     const PeerRegion& region = **mapping_.Resolve(entry.remote, entry.length, needed);
-    status = CopyEntry(entry, region, write);
+    status = CopyEntry(entry, region, *RouteFor(entry, region), write);
     if (!status.ok()) break;
     moved += entry.length;
   }
@@ -128,19 +134,73 @@ Status ShmEndpoint::Revoke(const LocalRegionView& region, Deadline deadline) {
   return revocations_.Revoke(region.id, deadline);
 }
 
-Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& region,
-                              bool write) const {
-  if (region.mapped != nullptr) {
-    uint8_t* remote = PeerMapping::Translate(region, entry.remote);
-    if (write) {
-      std::memcpy(remote, entry.local, entry.length);
-    } else {
-      std::memcpy(entry.local, remote, entry.length);
+int ShmEndpoint::LocalDevice(const TransferEntry& entry) const {
+  if (!gpu_host_) return -1;
+  auto kind = local_.Locate(reinterpret_cast<uint64_t>(entry.local), entry.length, Access::kNone);
+  if (!kind.ok() || *kind != MemoryKind::kCuda) return -1;
+  auto info = devices_.Classify(entry.local, entry.length);
+  return info.ok() && info->device ? info->ordinal : -1;
+}
+
+Result<ShmEndpoint::Route> ShmEndpoint::RouteFor(const TransferEntry& entry,
+                                                  const PeerRegion& region) const {
+  if (region.kind == MemoryKind::kCuda) {
+    if (region.device_mapped == nullptr) {
+      return NotSupported(fmt::format("shm: the peer's CUDA region at {:#x} is out of reach: {}",
+                                      region.address, region.unreachable));
     }
-    return Status::Ok();
+    return Route{Path::kDevice, region.device};
   }
-  return write ? WriteToPeer(peer_pid_, entry.remote, entry.local, entry.length)
-               : ReadFromPeer(peer_pid_, entry.remote, entry.local, entry.length);
+  const int local_device = LocalDevice(entry);
+  if (local_device < 0) return Route{region.mapped != nullptr ? Path::kMemcpy : Path::kProcessVm, -1};
+  if (region.mapped == nullptr) {
+    return NotSupported(fmt::format(
+        "shm: CUDA device memory cannot reach the peer's region at {:#x}: the peer registered "
+        "that memory itself, so there is no descriptor to map, and process_vm cannot read device "
+        "memory",
+        region.address));
+  }
+  return Route{Path::kDevice, local_device};
+}
+
+Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& region,
+                              const Route& route, bool write) {
+  switch (route.path) {
+    case Path::kMemcpy: {
+      uint8_t* remote = PeerMapping::Translate(region, entry.remote);
+      if (write) {
+        std::memcpy(remote, entry.local, entry.length);
+      } else {
+        std::memcpy(entry.local, remote, entry.length);
+      }
+      return Status::Ok();
+    }
+    case Path::kProcessVm:
+      return write ? WriteToPeer(peer_pid_, entry.remote, entry.local, entry.length)
+                   : ReadFromPeer(peer_pid_, entry.remote, entry.local, entry.length);
+    case Path::kDevice: {
+      uint8_t* remote = region.device_mapped != nullptr
+                            ? region.device_mapped + (entry.remote - region.address)
+                            : PeerMapping::Translate(region, entry.remote);
+      return write ? DeviceCopy(route.device, remote, entry.local, entry.length)
+                   : DeviceCopy(route.device, entry.local, remote, entry.length);
+    }
+  }
+  return Internal("shm: unknown copy path");
+}
+
+Status ShmEndpoint::DeviceCopy(int device, void* destination, const void* source,
+                               size_t length) {
+  std::lock_guard lock(device_mu_);
+  if (device < 0) return Internal("shm: a device copy without a device");
+  const auto index = static_cast<size_t>(device);
+  if (streams_.size() <= index) streams_.resize(index + 1);
+  if (!streams_[index]) {
+    auto stream = devices_.CreateCopyStream(device);
+    if (!stream.ok()) return stream.status().WithContext("shm: CUDA copy stream");
+    streams_[index] = std::move(*stream);
+  }
+  return streams_[index]->Copy(destination, source, length).WithContext("shm: device copy");
 }
 
 Status ShmEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,

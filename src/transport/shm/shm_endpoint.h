@@ -9,7 +9,9 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <vector>
 
+#include "cuda/device_runtime.h"
 #include "transport/shm/message_channel.h"
 #include "transport/shm/peer_mapping.h"
 #include "transport/shm/revocation_table.h"
@@ -28,17 +30,25 @@ namespace xfer::transport::shm {
 // a thread hop to every transfer. A WRITE is visible to the peer when the
 // request completes, as an RDMA WRITE is once its completion arrives.
 //
-// Thread-safety: as Endpoint. Posts on mapped memory take no lock, make no
-// system call and allocate nothing; Close() waits for posts already admitted
-// before it unmaps.
+// CUDA device memory on either side (this process's, or the peer's opened
+// through its IPC handle) moves as a device copy on a CUDA stream of this
+// endpoint's own, one per device, and the post waits for it: the request
+// still completes before the post returns.
+//
+// Thread-safety: as Endpoint. Posts on mapped host memory take no lock,
+// make no system call and allocate nothing; on a host with a usable GPU
+// they also look up each local buffer's memory kind (a shared lock). Device
+// copies take the endpoint's device lock. Close() waits for posts already
+// admitted before it unmaps.
 class ShmEndpoint final : public Endpoint {
  public:
   // Takes the mapping of the peer's regions, our own revocation table (the
   // one the peer mapped) and a started channel. `peer_pid` is the process
   // process_vm copies address (<= 0: unknown). `io_timeout` bounds Close()'s
-  // wait for the peer's copies.
+  // wait for the peer's copies. `local` and `devices` outlive the endpoint.
   ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
-              std::unique_ptr<MessageChannel> channel, std::chrono::milliseconds io_timeout);
+              std::unique_ptr<MessageChannel> channel, std::chrono::milliseconds io_timeout,
+              const LocalMemory& local, cuda::DeviceRuntime& devices);
   ~ShmEndpoint() override;
 
   // Copy every entry, then complete `request` with the batch's bytes.
@@ -51,9 +61,11 @@ class ShmEndpoint final : public Endpoint {
   // Errors returned, with `request` untouched and memory unchanged:
   // kInvalidArgument (empty batch, zero length), kOutOfRange (outside the
   // peer's regions, or in one it deregistered), kPermissionDenied,
+  // kNotSupported (a peer device region this side could not open, with the
+  // reason; device memory to or from peer memory that has no descriptor),
   // kConnectionLost (closed, or the peer died), or the connection's
-  // failure. Errors met while copying (process_vm: see process_vm_copy.h)
-  // complete the request instead; bytes may have moved.
+  // failure. Errors met while copying (process_vm: see process_vm_copy.h;
+  // the driver's) complete the request instead; bytes may have moved.
   Status PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
                    uint32_t stream) override;
   Status PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
@@ -82,8 +94,22 @@ class ShmEndpoint final : public Endpoint {
  private:
   class PostScope;
 
+  // How one entry's bytes move.
+  enum class Path { kMemcpy, kProcessVm, kDevice };
+  struct Route {
+    Path path = Path::kMemcpy;
+    int device = -1;  // kDevice: whose stream copies
+  };
+
   Status PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request, bool write);
-  Status CopyEntry(const TransferEntry& entry, const PeerRegion& region, bool write) const;
+  // The route from `entry.local` to `region`, or kNotSupported saying why
+  // there is none.
+  Result<Route> RouteFor(const TransferEntry& entry, const PeerRegion& region) const;
+  // The CUDA device of the local buffer, or -1 for host memory.
+  int LocalDevice(const TransferEntry& entry) const;
+  Status CopyEntry(const TransferEntry& entry, const PeerRegion& region, const Route& route,
+                   bool write);
+  Status DeviceCopy(int device, void* destination, const void* source, size_t length);
 
   // Admits every entry's copy (BeginCopy) or none: on a revoked region,
   // ends those already admitted and says which region refused.
@@ -98,6 +124,13 @@ class ShmEndpoint final : public Endpoint {
   const int peer_pid_;
   std::unique_ptr<MessageChannel> channel_;
   const std::chrono::milliseconds io_timeout_;
+  const LocalMemory& local_;
+  cuda::DeviceRuntime& devices_;
+  // Whether this host can have device memory at all; when not, no post
+  // asks what a local buffer is.
+  const bool gpu_host_;
+  std::mutex device_mu_;
+  std::vector<std::unique_ptr<cuda::CopyStream>> streams_;  // GUARDED_BY(device_mu_); by device
 
   // Admission of posts against Close(): a post raises active_posts_ and then
   // reads closed_; Close() sets closed_ and then waits for active_posts_ to

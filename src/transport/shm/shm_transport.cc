@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "transport/shm/device_table.h"
 #include "transport/shm/message_channel.h"
 #include "transport/shm/peer_mapping.h"
 #include "transport/shm/region_table.h"
@@ -15,15 +16,17 @@ namespace shm {
 namespace {
 
 // What each side hands the other at setup: the regions it shares by
-// descriptor and its revocation table.
+// descriptor, its revocation table, and its device regions' IPC handles.
 struct PeerTables {
   std::vector<SharedRegion> shared;
   RevocationTable revocations;
+  std::vector<DeviceRow> devices;
 };
 
 Status SendTables(Socket& socket, const EndpointSetup& setup, const RevocationTable& ours) {
   XFER_RETURN_IF_ERROR(SendRegionTable(socket, setup.announced, setup.deadline));
-  return SendRevocationTable(socket, ours, setup.deadline);
+  XFER_RETURN_IF_ERROR(SendRevocationTable(socket, ours, setup.deadline));
+  return SendDeviceTable(socket, setup.announced, *setup.devices, setup.deadline);
 }
 
 Result<PeerTables> ReceiveTables(Socket& socket, const EndpointSetup& setup) {
@@ -31,7 +34,9 @@ Result<PeerTables> ReceiveTables(Socket& socket, const EndpointSetup& setup) {
   if (!shared.ok()) return shared.status();
   auto revocations = ReceiveRevocationTable(socket, setup.remote, setup.deadline);
   if (!revocations.ok()) return revocations.status();
-  return PeerTables{std::move(*shared), std::move(*revocations)};
+  auto devices = ReceiveDeviceTable(socket, setup.remote, setup.deadline);
+  if (!devices.ok()) return devices.status();
+  return PeerTables{std::move(*shared), std::move(*revocations), std::move(*devices)};
 }
 
 Result<PeerTables> SwapTables(Socket& socket, const EndpointSetup& setup,
@@ -54,13 +59,14 @@ Result<std::unique_ptr<Endpoint>> Connect(EndpointSetup& setup) {
   auto theirs = SwapTables(*socket, setup, *ours);
   if (!theirs.ok()) return theirs.status();
   auto mapping = PeerMapping::Create(setup.remote, std::move(theirs->shared),
-                                     std::move(theirs->revocations));
+                                     std::move(theirs->devices), std::move(theirs->revocations),
+                                     *setup.devices);
   if (!mapping.ok()) return mapping.status();
   auto channel = std::make_unique<MessageChannel>(std::move(*socket), setup.io_timeout);
   XFER_RETURN_IF_ERROR(channel->Start());
   return std::unique_ptr<Endpoint>(std::make_unique<ShmEndpoint>(
       std::move(*mapping), std::move(*ours), setup.peer_pid, std::move(channel),
-      setup.io_timeout));
+      setup.io_timeout, *setup.local, *setup.devices));
 }
 
 }  // namespace
@@ -70,14 +76,19 @@ Capabilities ShmTransport::capabilities() const {
   caps.one_sided = true;
   caps.two_sided = true;
   caps.same_host_only = true;
+  // Where the build has CUDA: the peer's device memory through its IPC
+  // handles, copies on a CUDA stream of the endpoint's own.
+  caps.device_memory = cuda::DeviceRuntime::Built();
+  caps.device_path = caps.device_memory ? "CUDA IPC" : "";
   caps.max_streams = 64;
   caps.preference = 100;
   return caps;
 }
 
 Result<std::unique_ptr<Endpoint>> ShmTransport::CreateEndpoint(EndpointSetup& setup) {
-  if (setup.control == nullptr || setup.local == nullptr) {
-    return InvalidArgument("shm setup needs a control socket and the local memory table");
+  if (setup.control == nullptr || setup.local == nullptr || setup.devices == nullptr) {
+    return InvalidArgument(
+        "shm setup needs a control socket, the local memory table and the CUDA runtime");
   }
   auto endpoint = Connect(setup);
   if (!endpoint.ok()) return endpoint.status().WithContext("shm setup");

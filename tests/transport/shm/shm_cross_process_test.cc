@@ -73,6 +73,7 @@ Result<std::unique_ptr<transport::Endpoint>> Connect(bool initiator, Socket& con
   setup.remote = transport::RemoteMemory(*peer);
   setup.io_timeout = std::chrono::milliseconds(5000);
   setup.deadline = Deadline::After(seconds(5));
+  setup.devices = &TestDevices();
   transport::shm::ShmTransport shm;
   return shm.CreateEndpoint(setup);
 }

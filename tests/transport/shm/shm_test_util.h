@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "support/endpoint_pair.h"
+#include "support/test_devices.h"
 #include "support/test_memory.h"
+#include "transport/shm/device_table.h"
 #include "transport/shm/region_table.h"
 #include "transport/shm/rendezvous.h"
 #include "transport/shm/revocation_table.h"
@@ -90,19 +92,21 @@ inline void StartRealSide(HalfPair& half, bool initiator, std::vector<RemoteRegi
         setup.remote = transport::RemoteMemory(peer_regions);
         setup.io_timeout = io_timeout;
         setup.deadline = Deadline::After(deadline);
+        setup.devices = &TestDevices();
         transport::shm::ShmTransport transport;
         return transport.CreateEndpoint(setup);
       });
 }
 
-// Sends `views` as a target's tables: the region table and a fresh
-// revocation table for the same regions.
+// Sends `views` as a target's tables: the region table, a fresh
+// revocation table for the same regions, and the device table.
 inline Status SendFakeTables(Socket& socket, const std::vector<transport::LocalRegionView>& views) {
   const Deadline deadline = Deadline::After(std::chrono::seconds(3));
   XFER_RETURN_IF_ERROR(transport::shm::SendRegionTable(socket, views, deadline));
   auto revocations = transport::shm::RevocationTable::Create(views);
   if (!revocations.ok()) return revocations.status();
-  return transport::shm::SendRevocationTable(socket, *revocations, deadline);
+  XFER_RETURN_IF_ERROR(transport::shm::SendRevocationTable(socket, *revocations, deadline));
+  return transport::shm::SendDeviceTable(socket, views, TestDevices(), deadline);
 }
 
 // Plays an honest shm target up to the table exchange: meets the real
@@ -120,6 +124,9 @@ inline Result<Socket> FakeTargetMeet(HalfPair& half) {
   auto revocations = transport::shm::ReceiveRevocationTable(
       *socket, transport::RemoteMemory(half.memory.AsRemote()), setup.deadline);
   if (!revocations.ok()) return revocations.status();
+  auto devices = transport::shm::ReceiveDeviceTable(
+      *socket, transport::RemoteMemory(half.memory.AsRemote()), setup.deadline);
+  if (!devices.ok()) return devices.status();
   return socket;
 }
 

@@ -1,0 +1,32 @@
+// The header each of an shm connection's setup tables starts with: u32
+// magic, u32 version, u32 row count, little-endian (common/wire.h). The
+// region, revocation and device tables each have their own magic, so a
+// table that arrives out of order is refused by name.
+#ifndef XFER_TRANSPORT_SHM_TABLE_HEADER_H_
+#define XFER_TRANSPORT_SHM_TABLE_HEADER_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "xfer/status.h"
+
+namespace xfer::transport::shm {
+
+struct TableKind {
+  uint32_t magic = 0;
+  uint32_t version = 0;
+  const char* name = "";  // "region table": for errors
+};
+
+inline constexpr size_t kTableHeaderBytes = 12;
+
+std::vector<uint8_t> EncodeTableHeader(const TableKind& kind, uint32_t count);
+
+// The row count. Errors: kProtocolError naming the table (wrong size, bad
+// magic, other version).
+Result<uint32_t> DecodeTableHeader(const TableKind& kind, std::span<const uint8_t> body);
+
+}  // namespace xfer::transport::shm
+
+#endif  // XFER_TRANSPORT_SHM_TABLE_HEADER_H_
