@@ -23,6 +23,11 @@ struct CudaDevice {
   uint64_t memory_bytes = 0;
 };
 
+// What this build of libxfer does with CUDA, in one line: "built with the
+// headers of CUDA 13.0; the driver is loaded at run time", or that it has
+// no CUDA support. Says nothing about this host.
+std::string CudaSupport();
+
 // Errors: kFailedPrecondition saying why this host cannot use CUDA;
 // kNotSupported when this build has no CUDA support.
 Result<std::vector<CudaDevice>> ListCudaDevices();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "perftest/negotiation.h"
+#include "xfer/device.h"
 #include "perftest/wire_format.h"
 
 // The build passes the project version; see src/cli/CMakeLists.txt.
@@ -25,7 +26,8 @@ std::string PerftestCompatibilityText() {
 }
 
 std::string VersionText() {
-  return fmt::format("xfer {}\n{}", XferVersion(), PerftestCompatibilityText());
+  return fmt::format("xfer {}\n{}CUDA device memory: {}\n", XferVersion(),
+                     PerftestCompatibilityText(), CudaSupport());
 }
 
 }  // namespace xfer::cli

@@ -75,6 +75,8 @@ class DeviceRuntime {
   // Whether this build has CUDA support at all (the toolkit's headers were
   // found); says nothing about this host.
   static bool Built();
+  // See xfer::CudaSupport().
+  static std::string BuildDescription();
 
   // OK when CUDA device memory can be used on this host. Otherwise
   // kFailedPrecondition saying why, in the order it is found: no NVIDIA

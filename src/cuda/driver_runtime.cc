@@ -310,6 +310,11 @@ class DriverRuntime final : public DeviceRuntime {
 
 bool DeviceRuntime::Built() { return true; }
 
+std::string DeviceRuntime::BuildDescription() {
+  return fmt::format("built with the headers of CUDA {}.{}; the driver is loaded at run time",
+                     CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
+}
+
 std::unique_ptr<DeviceRuntime> DeviceRuntime::Create(std::string library) {
   return std::make_unique<DriverRuntime>(std::move(library));
 }

@@ -41,6 +41,8 @@ class Buffers {
 
 }  // namespace
 
+std::string CudaSupport() { return cuda::DeviceRuntime::BuildDescription(); }
+
 Result<std::vector<CudaDevice>> ListCudaDevices() {
   auto runtime = cuda::DeviceRuntime::Create();
   auto devices = runtime->Devices();

@@ -31,6 +31,10 @@ class NoCudaRuntime final : public DeviceRuntime {
 
 bool DeviceRuntime::Built() { return false; }
 
+std::string DeviceRuntime::BuildDescription() {
+  return "not built (the CUDA toolkit's headers were not found at configure time)";
+}
+
 std::unique_ptr<DeviceRuntime> DeviceRuntime::Create(std::string) {
   return std::make_unique<NoCudaRuntime>();
 }

@@ -14,6 +14,7 @@
 #include "cli/parse_test_util.h"
 #include "cli/test_catalog.h"
 #include "cli/version.h"
+#include "xfer/device.h"
 
 namespace xfer::cli {
 namespace {
@@ -102,7 +103,8 @@ TEST(HelpTest, VersionSaysWhatEachPerftestVersionMeans) {
   EXPECT_EQ(PerftestCompatibilityText(), compatibility);
   for (const char* command : {"--version", "-V", "write_bw -V"}) {
     EXPECT_EQ(TextOf(command, Action::kVersion),
-              "xfer " + std::string(XferVersion()) + "\n" + compatibility)
+              "xfer " + std::string(XferVersion()) + "\n" + compatibility +
+                  "CUDA device memory: " + CudaSupport() + "\n")
         << command;
   }
   std::ifstream readme(XFER_SOURCE_DIR "/README.md");

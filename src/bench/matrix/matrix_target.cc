@@ -27,6 +27,11 @@ BufferReply Serve(const BufferRequest& request, const std::vector<PlacedBuffer>&
     return {false, fmt::format("{} bytes asked of a {}-byte buffer", request.length,
                                buffer->region.length)};
   }
+  if (buffer->region.kind == MemoryKind::kCuda) {
+    // The pattern is the CPU's to write and check; device memory is not.
+    return {false, fmt::format("the {} buffer is CUDA device memory, which the target's CPU "
+                               "cannot fill or check", request.placement)};
+  }
   auto* data = static_cast<uint8_t*>(buffer->region.address);
   switch (request.op) {
     case BufferOp::kFill:
