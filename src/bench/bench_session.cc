@@ -73,7 +73,7 @@ Status CheckDeviceMemoryCarried(const BenchParams& params, const Session& sessio
   if (!UsesCuda(params) || session.peer_info.device_memory) return Status::Ok();
   return FailedPrecondition(fmt::format(
       "--use_cuda: the {} transport does not carry CUDA device memory in this build (shm "
-      "does, between processes on one host)",
+      "and tcp do)",
       session.peer_info.transport));
 }
 

@@ -53,6 +53,11 @@ class CopyStream {
   // Copies `length` bytes between any of host and device memory and waits
   // for the copy. Errors: the driver's, as kInternal.
   virtual Status Copy(void* destination, const void* source, size_t length) = 0;
+  // Start queues the copy and returns at once; Finish waits for every copy
+  // started, so that their buffers may be reused. Errors: the driver's, as
+  // kInternal (a failed copy's error comes from Finish).
+  virtual Status Start(void* destination, const void* source, size_t length) = 0;
+  virtual Status Finish() = 0;
   // Times `blocks` back-to-back copies of `length` bytes, block k from
   // source + k*length to destination + k*length (both hold blocks*length
   // bytes), with CUDA events around them on this stream, after one untimed

@@ -30,8 +30,17 @@ class DriverCopyStream final : public CopyStream {
   DriverCopyStream& operator=(const DriverCopyStream&) = delete;
 
   Status Copy(void* destination, const void* source, size_t length) override {
+    XFER_RETURN_IF_ERROR(Start(destination, source, length));
+    return Finish();
+  }
+
+  Status Start(void* destination, const void* source, size_t length) override {
     XFER_RETURN_IF_ERROR(driver_.UseDevice(ordinal_));
-    XFER_RETURN_IF_ERROR(Enqueue(destination, source, length));
+    return Enqueue(destination, source, length);
+  }
+
+  Status Finish() override {
+    XFER_RETURN_IF_ERROR(driver_.UseDevice(ordinal_));
     return driver_.Check(driver_.api().stream_synchronize(stream_), "cuStreamSynchronize");
   }
 

@@ -37,8 +37,8 @@ Status RunVerbsOnHostMemory(const bench::BenchParams& params, bench::BenchObserv
   if (params.cuda_device || !params.cuda_bus_id.empty()) {
     return NotSupported(
         "--use_cuda on the RDMA verbs path: registering device memory with the NIC "
-        "(GPUDirect RDMA, through DMA-BUF or nvidia-peermem) is not in this build; on one "
-        "host, --transport shm moves CUDA memory through CUDA IPC");
+        "(GPUDirect RDMA, through DMA-BUF or nvidia-peermem) is not in this build; "
+        "--transport shm (one host, CUDA IPC) or tcp (staged) move CUDA memory");
   }
   return RunVerbs(params, observer);
 }

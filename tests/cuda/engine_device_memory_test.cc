@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include "cuda/device_runtime.h"
@@ -86,16 +87,21 @@ TEST(EngineDeviceMemoryTest, AllocatedAndRegisteredDeviceMemoryIsKnownAsSuch) {
   EXPECT_TRUE(runtime->Free(*callers).ok());
 }
 
-TEST(EngineDeviceMemoryTest, ThePeerLearnsTheKindAndTcpRefusesDeviceMemoryByName) {
+TEST(EngineDeviceMemoryTest, ThePeerLearnsTheKindAndTcpStagesDeviceMemoryByteForByte) {
   auto runtime = cuda::DeviceRuntime::Create();
   XFER_SKIP_WITHOUT_GPU(*runtime);
   auto target = MakeEngine("target", true);
   auto initiator = MakeEngine("initiator", false);
   ASSERT_NE(target, nullptr);
   ASSERT_NE(initiator, nullptr);
-  auto remote_host = target->AllocateMemory(1 << 20, {});
-  auto local_device = initiator->AllocateMemory(1 << 20, Cuda(0));
-  ASSERT_TRUE(remote_host.ok() && local_device.ok()) << local_device.status().ToString();
+  // Larger than two staging chunks and not a multiple of one, so that the
+  // ring wraps and ends on a short chunk.
+  constexpr size_t kLength = (size_t{9} << 20) + 4093;
+  auto remote_device = target->AllocateMemory(kLength, Cuda(0));
+  auto local_device = initiator->AllocateMemory(kLength, Cuda(0));
+  auto local_host = initiator->AllocateMemory(kLength, {});
+  ASSERT_TRUE(remote_device.ok()) << remote_device.status().ToString();
+  ASSERT_TRUE(local_device.ok() && local_host.ok()) << local_device.status().ToString();
   auto peer = initiator->Connect(target->listen_address(), {});
   ASSERT_TRUE(peer.ok()) << peer.status().ToString();
   auto accepted = target->WaitForPeer(3000ms);
@@ -103,19 +109,26 @@ TEST(EngineDeviceMemoryTest, ThePeerLearnsTheKindAndTcpRefusesDeviceMemoryByName
 
   auto seen = target->GetPeerInfo(*accepted);
   ASSERT_TRUE(seen.ok());
-  ASSERT_EQ(seen->regions.size(), 1u);
-  EXPECT_EQ(seen->regions[0].kind, MemoryKind::kCuda);
-  EXPECT_EQ(seen->regions[0].device, 0);
-  EXPECT_FALSE(seen->device_memory);
+  ASSERT_EQ(seen->regions.size(), 2u);
+  EXPECT_TRUE(seen->device_memory);
+  EXPECT_FALSE(seen->device_path.empty());
+  int cuda_regions = 0;
+  for (const RemoteRegion& region : seen->regions) {
+    cuda_regions += region.kind == MemoryKind::kCuda && region.device == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(cuda_regions, 1);
 
-  const TransferEntry entry{local_device->address, reinterpret_cast<uint64_t>(remote_host->address),
-                            4096};
-  TransferRequest request;
-  const Status refused = initiator->Submit(*peer, OpCode::kWrite, std::span(&entry, 1), request);
-  EXPECT_EQ(refused.code(), StatusCode::kNotSupported) << refused.ToString();
-  EXPECT_NE(refused.message().find("tcp transport does not carry CUDA device memory"),
-            std::string::npos)
-      << refused.ToString();
+  std::vector<uint8_t> pattern(kLength);
+  for (size_t i = 0; i < kLength; ++i) pattern[i] = static_cast<uint8_t>(i * 193 + 5);
+  ASSERT_TRUE(runtime->Copy(local_device->address, pattern.data(), kLength).ok());
+  const auto remote = reinterpret_cast<uint64_t>(remote_device->address);
+  const TransferEntry write{local_device->address, remote, kLength};
+  ASSERT_TRUE(initiator->Transfer(*peer, OpCode::kWrite, std::span(&write, 1), 10s).ok());
+  std::memset(local_host->address, 0, kLength);
+  const TransferEntry read{local_host->address, remote, kLength};
+  Status status = initiator->Transfer(*peer, OpCode::kRead, std::span(&read, 1), 10s);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(std::memcmp(local_host->address, pattern.data(), kLength), 0);
 }
 
 }  // namespace

@@ -233,9 +233,9 @@ TEST(MatrixE2e, MismatchedFlagsAreRefusedNamingTheFlag) {
   EXPECT_NE(served.err.find("--block_sizes"), std::string::npos) << served.err;
 }
 
-// Every D direction reads n/a with the reason this host gives: the CUDA
-// loader's where there is no usable GPU, else the transport's (none carries
-// device memory yet), and never a figure.
+// Every D direction is measured where a GPU is, naming its device path,
+// and reads n/a with the CUDA loader's reason where none is; never a
+// figure without a GPU.
 TEST(MatrixE2e, DeviceCellsReadNaWithThisHostsReason) {
   const std::string path = TempPath("device.json");
   ProcessResult run = RunXfer(
@@ -248,13 +248,12 @@ TEST(MatrixE2e, DeviceCellsReadNaWithThisHostsReason) {
   ASSERT_FALSE(document.is_null());
   ASSERT_EQ(document["cells"].size(), document["transports"].size() * 6 * 3);
   for (const auto& cell : document["cells"]) {
-    if (gpu.ok() && cell["transport"] == "shm") {
+    if (gpu.ok()) {
       EXPECT_EQ(cell["status"], "ok") << cell.dump();
-      EXPECT_EQ(cell["path"]["device"], "CUDA IPC") << cell.dump();
+      EXPECT_FALSE(cell["path"]["device"].get<std::string>().empty()) << cell.dump();
       continue;
     }
-    const std::string expected =
-        gpu.ok() ? std::string("does not carry CUDA device memory") : gpu.message();
+    const std::string expected = gpu.message();
     EXPECT_EQ(cell["status"], "unsupported") << cell.dump();
     EXPECT_NE(cell["reason"].get<std::string>().find(expected), std::string::npos)
         << cell.dump() << "\nexpected: " << expected;

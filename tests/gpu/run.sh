@@ -3,12 +3,12 @@
 # a folder packed by tests/gpu/pack.sh (the GPU machine has none of the
 # project's packages), in well under 5 minutes:
 #   1. the libxfer device-memory tests (tests/cuda): allocation, detection,
-#      the driver's copies, and shm between two processes on one GPU in
-#      every D direction, data checked byte for byte; none may skip here;
-#   2. xfer matrix --loopback over every D direction on shm and tcp: shm's
-#      D cells must be measured over CUDA IPC, tcp's must read n/a naming
-#      tcp (it stages nothing yet), H2rH is the host control, and the local
-#      copy anchors (H2D, D2H, D2D) must be measured;
+#      the driver's copies, and shm and tcp between two processes on one GPU
+#      in every D direction, data checked byte for byte; none may skip here;
+#   2. xfer matrix --loopback over every D direction on shm and tcp: every
+#      cell must be measured and name its device path (CUDA IPC over shm,
+#      staged over tcp), H2rH is the host control, and the local copy
+#      anchors (H2D, D2H, D2D) must be measured;
 #   3. the ratio of shm D2rD at 2M to the local D2D copy at 2M.
 # Writes its logs and the matrix JSON to OUT (default: ./gpu-out).
 #   bash run.sh [PACKED_DIR] [OUT]
@@ -45,13 +45,10 @@ doc = json.load(open(sys.argv[1]))
 bad = []
 for c in doc["cells"]:
     device = "D" in c["direction"]
-    reason = c.get("reason") or ""
-    if c["transport"] == "shm" or not device:
-        if c["status"] != "ok":
-            bad.append(c)
-        elif device and (c.get("path") or {}).get("device") != "CUDA IPC":
-            bad.append(c)
-    elif c["status"] != "unsupported" or "tcp transport does not carry CUDA device memory" not in reason:
+    want_path = {"shm": "CUDA IPC", "tcp": "staged through pinned host memory, 2 x 4 MiB"}
+    if c["status"] != "ok":
+        bad.append(c)
+    elif device and (c.get("path") or {}).get("device") != want_path[c["transport"]]:
         bad.append(c)
 anchors = (doc.get("anchors") or {}).get("cells", [])
 bad += [a for a in anchors if a["status"] != "ok"]

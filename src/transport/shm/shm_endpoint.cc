@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/request_access.h"
+#include "transport/local_device.h"
 #include "transport/shm/process_vm_copy.h"
 
 namespace xfer::transport::shm {
@@ -135,11 +136,7 @@ Status ShmEndpoint::Revoke(const LocalRegionView& region, Deadline deadline) {
 }
 
 int ShmEndpoint::LocalDevice(const TransferEntry& entry) const {
-  if (!gpu_host_) return -1;
-  auto kind = local_.Locate(reinterpret_cast<uint64_t>(entry.local), entry.length, Access::kNone);
-  if (!kind.ok() || *kind != MemoryKind::kCuda) return -1;
-  auto info = devices_.Classify(entry.local, entry.length);
-  return info.ok() && info->device ? info->ordinal : -1;
+  return gpu_host_ ? LocalDeviceOf(local_, devices_, entry.local, entry.length) : -1;
 }
 
 Result<ShmEndpoint::Route> ShmEndpoint::RouteFor(const TransferEntry& entry,

@@ -23,7 +23,8 @@ Status PeerRefusal(const FrameHeader& header, const InflightOp& op) {
 
 }  // namespace
 
-Completer::Completer(Connection& connection) : connection_(connection) {
+Completer::Completer(Connection& connection)
+    : connection_(connection), staging_(connection.devices()) {
   readers_.reserve(connection_.outgoing().size());
   for (auto& out : connection_.outgoing()) {
     fds_.push_back({out->socket.fd(), POLLIN, 0});
@@ -123,7 +124,13 @@ Status Completer::HandleResponse(OutgoingStream& out, FrameReader& reader,
   } else if (broken.ok() && header.type == FrameType::kReadData) {
     // Into the registered destination; only what arrived with the header
     // passes through the reader's buffer.
-    broken = reader.ReadPayload(op.local, op.length, connection_.io_timeout());
+    const auto timeout = connection_.io_timeout();
+    broken = op.local_device >= 0
+                 ? staging_.Receive(op.local_device, op.local, op.length,
+                                    [&](void* host, uint64_t bytes) {
+                                      return reader.ReadPayload(host, bytes, timeout);
+                                    })
+                 : reader.ReadPayload(op.local, op.length, timeout);
     if (!broken.ok()) broken = broken.WithContext("tcp: reading READ_DATA");
     result = broken;
   }

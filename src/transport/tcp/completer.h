@@ -57,6 +57,7 @@ class Completer {
   void DrainAll();
 
   Connection& connection_;
+  DeviceStaging staging_;              // READ_DATA into device memory
   std::vector<pollfd> fds_;            // one per outgoing socket
   std::vector<FrameReader> readers_;  // likewise
   uint64_t last_response_ns_ = 0;  // NowNs() of the last response; thread-local use

@@ -2,14 +2,24 @@
 
 #include <utility>
 
+#include "transport/local_device.h"
+
 namespace xfer::transport::tcp {
 
 Connection::Connection(StreamSockets sockets, const LocalMemory* local,
-                       std::chrono::milliseconds io_timeout)
-    : incoming_(std::move(sockets.incoming)), local_(local), io_timeout_(io_timeout) {
+                       cuda::DeviceRuntime& devices, std::chrono::milliseconds io_timeout)
+    : incoming_(std::move(sockets.incoming)),
+      local_(local),
+      devices_(devices),
+      gpu_host_(devices.Available().ok()),
+      io_timeout_(io_timeout) {
   for (auto& socket : sockets.outgoing) {
-    outgoing_.push_back(std::make_unique<OutgoingStream>(std::move(socket)));
+    outgoing_.push_back(std::make_unique<OutgoingStream>(std::move(socket), devices));
   }
+}
+
+int Connection::DeviceOf(const void* address, uint64_t length) const {
+  return gpu_host_ ? LocalDeviceOf(*local_, devices_, address, length) : -1;
 }
 
 void Connection::Fail(const Status& reason) {

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "common/socket.h"
+#include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
 #include "transport/fifo_ring.h"
+#include "transport/tcp/device_staging.h"
 #include "transport/tcp/frame.h"
 #include "transport/tcp/recv_queue.h"
 #include "transport/tcp/stream_setup.h"
@@ -30,14 +32,17 @@ struct InflightOp {
   uint64_t length = 0;
   uint64_t id = 0;
   FrameType type = FrameType::kWrite;  // kWrite or kRead
+  int local_device = -1;  // `local` is CUDA memory on this device; -1: host memory
 };
 
 // A socket we opened: posting threads write requests, the completer reads
 // the responses.
 struct OutgoingStream {
-  explicit OutgoingStream(Socket s) : socket(std::move(s)) {}
+  OutgoingStream(Socket s, cuda::DeviceRuntime& devices)
+      : socket(std::move(s)), staging(devices) {}
 
   Socket socket;
+  DeviceStaging staging;  // GUARDED_BY(send_mu): WRITE payloads from device memory
   // Serialises whole frames on the socket and orders FIFO pushes with them.
   // Held across blocking sends, so the completer never takes it while the
   // connection is alive (see Completer).
@@ -55,8 +60,9 @@ struct OutgoingStream {
 // Thread-safe.
 class Connection {
  public:
-  // Takes the sockets; `local` must outlive the connection.
-  Connection(StreamSockets sockets, const LocalMemory* local, std::chrono::milliseconds io_timeout);
+  // Takes the sockets; `local` and `devices` must outlive the connection.
+  Connection(StreamSockets sockets, const LocalMemory* local, cuda::DeviceRuntime& devices,
+             std::chrono::milliseconds io_timeout);
 
   // Kills the connection: records `reason` (the first one wins), refuses
   // new receives, and shuts every socket down so that blocked threads wake
@@ -78,6 +84,10 @@ class Connection {
   std::vector<Socket>& incoming() { return incoming_; }
   RecvQueue& recv_queue() { return recv_queue_; }
   const LocalMemory& local() const { return *local_; }
+  cuda::DeviceRuntime& devices() const { return devices_; }
+  // The CUDA device of local memory [address, +length), or -1 for host
+  // memory; -1 without asking anyone on a host with no usable GPU.
+  int DeviceOf(const void* address, uint64_t length) const;
   std::chrono::milliseconds io_timeout() const { return io_timeout_; }
 
  private:
@@ -85,6 +95,8 @@ class Connection {
   std::vector<Socket> incoming_;  // used by the responder thread only
   RecvQueue recv_queue_;
   const LocalMemory* local_;
+  cuda::DeviceRuntime& devices_;
+  const bool gpu_host_;
   const std::chrono::milliseconds io_timeout_;
 
   std::atomic<bool> closed_{false};

@@ -55,7 +55,8 @@ Status Responder::Fence(Deadline deadline) {
   return status;
 }
 
-Responder::Responder(Connection& connection) : connection_(connection) {
+Responder::Responder(Connection& connection)
+    : connection_(connection), staging_(connection.devices()) {
   incoming_.reserve(connection_.incoming().size());
   for (auto& socket : connection_.incoming()) {
     fds_.push_back({socket.fd(), POLLIN, 0});
@@ -134,7 +135,16 @@ Status Responder::ServeWrite(Incoming& in, const FrameHeader& header) {
   // Refused payloads are discarded (null destination): memory untouched.
   void* dst = verdict.ok() ? AsPointer(header.remote_address) : nullptr;
   if (!in.reader.Buffered(header.length)) XFER_RETURN_IF_ERROR(Flush(in));
-  XFER_RETURN_IF_ERROR(in.reader.ReadPayload(dst, header.length, connection_.io_timeout()));
+  const auto timeout = connection_.io_timeout();
+  const int device = dst != nullptr ? connection_.DeviceOf(dst, header.length) : -1;
+  if (device >= 0) {
+    XFER_RETURN_IF_ERROR(staging_.Receive(device, dst, header.length,
+                                          [&](void* host, uint64_t bytes) {
+                                            return in.reader.ReadPayload(host, bytes, timeout);
+                                          }));
+  } else {
+    XFER_RETURN_IF_ERROR(in.reader.ReadPayload(dst, header.length, timeout));
+  }
   FrameHeader ack = header;
   ack.type = FrameType::kWriteAck;
   ack.status = verdict.code();
@@ -153,9 +163,13 @@ Status Responder::ServeRead(Incoming& in, const FrameHeader& header) {
     return Respond(in, reply);
   }
   // Queued responses go first, in the same sendmsg, to keep wire order.
-  Status status = SendFrame(*in.socket, in.pending, EncodeFrameHeader(reply),
-                            AsPointer(header.remote_address), reply.length,
-                            connection_.io_timeout());
+  const void* src = AsPointer(header.remote_address);
+  const int device = connection_.DeviceOf(src, reply.length);
+  Status status =
+      device >= 0 ? staging_.Send(*in.socket, in.pending, EncodeFrameHeader(reply), device, src,
+                                  reply.length, connection_.io_timeout())
+                  : SendFrame(*in.socket, in.pending, EncodeFrameHeader(reply), src,
+                              reply.length, connection_.io_timeout());
   in.pending.clear();
   return status;
 }

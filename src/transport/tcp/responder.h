@@ -90,6 +90,7 @@ class Responder {
   int CheckStalls();
 
   Connection& connection_;
+  DeviceStaging staging_;  // payloads to and from local device memory
   // Odd while a WRITE or READ is being served: raised before its registry
   // check and again once its memory is no longer touched. Sequentially
   // consistent raise before the check, so that Fence(), which loads it

@@ -27,7 +27,7 @@ uint32_t CountFrames(std::span<const TransferEntry> entries) {
 }  // namespace
 
 TcpEndpoint::TcpEndpoint(StreamSockets sockets, const EndpointSetup& setup)
-    : connection_(std::move(sockets), setup.local, setup.io_timeout),
+    : connection_(std::move(sockets), setup.local, *setup.devices, setup.io_timeout),
       completer_(connection_),
       responder_(connection_) {
   completer_.Start();
@@ -60,8 +60,13 @@ Status TcpEndpoint::PushAndSend(OutgoingStream& out, InflightOp op) {
     out.fifo.Push(op);
   }
   FrameHeader header{op.type, StatusCode::kOk, op.id, op.remote, op.length};
-  Status status = SendFrame(out.socket, {}, EncodeFrameHeader(header), op.local,
-                            op.type == FrameType::kWrite ? op.length : 0, connection_.io_timeout());
+  const uint64_t payload = op.type == FrameType::kWrite ? op.length : 0;
+  Status status =
+      op.local_device >= 0 && payload > 0
+          ? out.staging.Send(out.socket, {}, EncodeFrameHeader(header), op.local_device,
+                             op.local, payload, connection_.io_timeout())
+          : SendFrame(out.socket, {}, EncodeFrameHeader(header), op.local, payload,
+                      connection_.io_timeout());
   out.last_progress_ns.store(NowNs(), std::memory_order_relaxed);
   return status;
 }
@@ -80,10 +85,12 @@ Status TcpEndpoint::PostOneSided(FrameType type, std::span<const TransferEntry> 
   Status status;
   for (const auto& entry : entries) {
     auto* local = static_cast<uint8_t*>(entry.local);
+    const int device = connection_.DeviceOf(entry.local, entry.length);
     uint64_t offset = 0;
     do {
       uint64_t length = std::min<uint64_t>(entry.length - offset, kMaxFramePayload);
-      status = PushAndSend(out, {&request, local + offset, entry.remote + offset, length, 0, type});
+      status = PushAndSend(
+          out, {&request, local + offset, entry.remote + offset, length, 0, type, device});
       ++pushed;
       offset += length;
     } while (status.ok() && offset < entry.length);
@@ -105,6 +112,10 @@ Status TcpEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
   if (length > kMaxFramePayload) {
     return InvalidArgument(fmt::format("tcp: a message holds at most {} bytes", kMaxFramePayload));
   }
+  if (connection_.DeviceOf(data, length) >= 0) {
+    return NotSupported("tcp: send/recv of CUDA device memory is not supported; "
+                        "WRITE and READ stage it");
+  }
   OutgoingStream& out = Pick(stream);
   std::lock_guard send_lock(out.send_mu);
   if (connection_.closed()) return connection_.ClosedError();
@@ -118,6 +129,10 @@ Status TcpEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
 }
 
 Status TcpEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
+  if (connection_.DeviceOf(buffer, capacity) >= 0) {
+    return NotSupported("tcp: send/recv of CUDA device memory is not supported; "
+                        "WRITE and READ stage it");
+  }
   Status status = connection_.recv_queue().Post(buffer, capacity, request);
   if (!status.ok()) return connection_.ClosedError();
   return status;

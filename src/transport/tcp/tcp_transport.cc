@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "transport/tcp/device_staging.h"
 #include "transport/tcp/tcp_endpoint.h"
 
 namespace xfer::transport::tcp {
@@ -23,11 +24,17 @@ Capabilities TcpTransport::capabilities() const {
   caps.same_host_only = false;
   caps.max_streams = kMaxStreams;
   caps.preference = kPreference;
+  // Where the build has CUDA: device memory staged through pinned host
+  // memory on both sides (device_staging.h).
+  caps.device_memory = cuda::DeviceRuntime::Built();
+  caps.device_path = caps.device_memory ? StagedPathName() : "";
   return caps;
 }
 
 Result<std::unique_ptr<Endpoint>> TcpTransport::CreateEndpoint(EndpointSetup& setup) {
-  if (setup.local == nullptr) return InvalidArgument("tcp: no local memory view");
+  if (setup.local == nullptr || setup.devices == nullptr) {
+    return InvalidArgument("tcp: no local memory view or CUDA runtime");
+  }
   auto sockets = EstablishStreams(setup, options_.streams);
   if (!sockets.ok()) return sockets.status();
   return std::unique_ptr<Endpoint>(std::make_unique<TcpEndpoint>(std::move(*sockets), setup));

@@ -1,7 +1,8 @@
-// A passive shm peer for the device-memory tests, run as its own process
-// (CUDA IPC needs two): an engine with one CUDA region and one host region,
-// announced on stdout as "ADDRESS DEVICE_REGION HOST_REGION LENGTH", kept
-// until stdin closes. Exit 0, or 1 with the error on stderr.
+// A passive peer for the device-memory tests, run as its own process (CUDA
+// IPC needs two): an engine on the transport argv[1] names (default shm)
+// with one CUDA region and one host region, announced on stdout as
+// "ADDRESS DEVICE_REGION HOST_REGION LENGTH", kept until stdin closes.
+// Exit 0, or 1 with the error on stderr.
 #include <unistd.h>
 
 #include <chrono>
@@ -20,11 +21,11 @@ int Fail(const xfer::Status& status) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   xfer::EngineOptions options;
   options.name = "device-peer";
   options.listen_address = "127.0.0.1:0";
-  options.transports = {"shm"};
+  options.transports = {argc > 1 ? argv[1] : "shm"};
   auto engine = xfer::Engine::Create(options);
   if (!engine.ok()) return Fail(engine.status());
   xfer::MemoryOptions device;

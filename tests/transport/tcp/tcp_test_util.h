@@ -15,6 +15,7 @@
 
 #include "common/request_access.h"
 #include "support/byte_pattern.h"
+#include "support/test_devices.h"
 #include "support/test_memory.h"
 #include "transport/tcp/frame.h"
 #include "transport/tcp/stream_setup.h"
@@ -55,6 +56,7 @@ inline EndpointSetup MakeSetup(Socket& control, const LocalMemory& local,
   setup.remote = RemoteMemory(peer.AsRemote());
   setup.io_timeout = io_timeout;
   setup.deadline = Deadline::After(std::chrono::seconds(5));
+  setup.devices = &xfer::testing::TestDevices();
   return setup;
 }
 

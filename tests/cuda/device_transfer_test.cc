@@ -1,8 +1,9 @@
-// CUDA device memory over shm between two processes on one GPU, checked
-// byte for byte in every direction the matrix names: the peer's device
-// memory through its IPC handle (D2rD, H2rD, rD2D, rD2H) and our device
-// memory against the peer's mapped host memory (D2rH, rH2D). Runs where a
-// GPU is, skips elsewhere; the peer is tests/cuda/peer/device_peer.cc.
+// CUDA device memory between two processes on one GPU, over shm (the
+// peer's device memory through its IPC handle, ours against its mapped
+// host memory) and over tcp (staged through pinned host memory on both
+// sides), checked byte for byte in every direction the matrix names: D2rD,
+// H2rD, rD2D, rD2H, D2rH, rH2D. Runs where a GPU is, skips elsewhere; the
+// peer is tests/cuda/peer/device_peer.cc.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -43,7 +44,7 @@ struct PeerProcess {
 
   // fork + exec at once: the child runs a fresh image, so the parent's
   // CUDA state (which a forked child could not use) does not matter.
-  bool Start() {
+  bool Start(const std::string& transport) {
     int to_child[2];
     int from_child[2];
     if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) return false;
@@ -52,7 +53,7 @@ struct PeerProcess {
     if (pid == 0) {
       dup2(to_child[0], STDIN_FILENO);
       dup2(from_child[1], STDOUT_FILENO);
-      execl(binary.c_str(), binary.c_str(), static_cast<char*>(nullptr));
+      execl(binary.c_str(), binary.c_str(), transport.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     close(to_child[0]);
@@ -87,16 +88,16 @@ std::vector<uint8_t> Pattern(size_t length, uint8_t seed) {
   return bytes;
 }
 
-class ShmDeviceTest : public ::testing::Test {
+class DeviceTransferTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     runtime_ = cuda::DeviceRuntime::Create();
     XFER_SKIP_WITHOUT_GPU(*runtime_);
-    ASSERT_TRUE(peer_.Start()) << "could not start " << PeerBinary();
+    ASSERT_TRUE(peer_.Start(GetParam())) << "could not start " << PeerBinary();
     EngineOptions options;
     options.name = "initiator";
     options.listen_address = "";
-    options.transports = {"shm"};
+    options.transports = {GetParam()};
     auto engine = Engine::Create(options);
     ASSERT_TRUE(engine.ok()) << engine.status().ToString();
     engine_ = std::move(*engine);
@@ -132,11 +133,13 @@ class ShmDeviceTest : public ::testing::Test {
   PeerId peer_id_ = 0;
 };
 
-TEST_F(ShmDeviceTest, TheConnectionNamesItsDevicePathAndThePeersRegionKinds) {
+TEST_P(DeviceTransferTest, TheConnectionNamesItsDevicePathAndThePeersRegionKinds) {
   auto info = engine_->GetPeerInfo(peer_id_);
   ASSERT_TRUE(info.ok());
   EXPECT_TRUE(info->device_memory);
-  EXPECT_EQ(info->device_path, "CUDA IPC");
+  EXPECT_EQ(info->transport, GetParam());
+  EXPECT_EQ(info->device_path, GetParam() == "shm" ? "CUDA IPC"
+                                                   : "staged through pinned host memory, 2 x 4 MiB");
   ASSERT_EQ(info->regions.size(), 2u);
   int cuda_regions = 0;
   for (const RemoteRegion& region : info->regions) {
@@ -150,7 +153,7 @@ TEST_F(ShmDeviceTest, TheConnectionNamesItsDevicePathAndThePeersRegionKinds) {
 }
 
 // D2rD, then rD2H reads it back: each is checked by the other.
-TEST_F(ShmDeviceTest, DeviceToRemoteDeviceAndBack) {
+TEST_P(DeviceTransferTest, DeviceToRemoteDeviceAndBack) {
   const auto pattern = Pattern(peer_.length, 11);
   ASSERT_TRUE(runtime_->Copy(local_device_.address, pattern.data(), pattern.size()).ok());
   ASSERT_TRUE(Move(OpCode::kWrite, local_device_.address, peer_.device_region).ok());
@@ -161,7 +164,7 @@ TEST_F(ShmDeviceTest, DeviceToRemoteDeviceAndBack) {
 }
 
 // H2rD, then rD2D reads it into our device memory.
-TEST_F(ShmDeviceTest, HostToRemoteDeviceAndBackIntoDevice) {
+TEST_P(DeviceTransferTest, HostToRemoteDeviceAndBackIntoDevice) {
   const auto pattern = Pattern(peer_.length, 29);
   std::memcpy(local_host_.address, pattern.data(), pattern.size());
   ASSERT_TRUE(Move(OpCode::kWrite, local_host_.address, peer_.device_region).ok());
@@ -171,7 +174,7 @@ TEST_F(ShmDeviceTest, HostToRemoteDeviceAndBackIntoDevice) {
 }
 
 // D2rH, then rH2D reads it back into device memory.
-TEST_F(ShmDeviceTest, DeviceToRemoteHostAndBack) {
+TEST_P(DeviceTransferTest, DeviceToRemoteHostAndBack) {
   const auto pattern = Pattern(peer_.length, 53);
   ASSERT_TRUE(runtime_->Copy(local_device_.address, pattern.data(), pattern.size()).ok());
   ASSERT_TRUE(Move(OpCode::kWrite, local_device_.address, peer_.host_region).ok());
@@ -183,12 +186,17 @@ TEST_F(ShmDeviceTest, DeviceToRemoteHostAndBack) {
   EXPECT_EQ(DeviceBytes(local_device_.address), pattern);
 }
 
-TEST_F(ShmDeviceTest, ARangeBeyondThePeersDeviceRegionIsRefusedUntouched) {
+TEST_P(DeviceTransferTest, ARangeBeyondThePeersDeviceRegionIsRefusedUntouched) {
   const TransferEntry entry{local_device_.address, peer_.device_region + 4096, peer_.length};
   TransferRequest request;
   const Status refused = engine_->Submit(peer_id_, OpCode::kWrite, std::span(&entry, 1), request);
   EXPECT_EQ(refused.code(), StatusCode::kOutOfRange) << refused.ToString();
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, DeviceTransferTest, ::testing::Values("shm", "tcp"),
+                         [](const ::testing::TestParamInfo<std::string>& transport) {
+                           return transport.param;
+                         });
 
 }  // namespace
 }  // namespace xfer
