@@ -32,7 +32,7 @@ class NoCudaRuntime final : public DeviceRuntime {
 bool DeviceRuntime::Built() { return false; }
 
 std::string DeviceRuntime::BuildDescription() {
-  return "not built (the CUDA toolkit's headers were not found at configure time)";
+  return "not built (configured without the CUDA toolkit's headers, or with -DXFER_CUDA=OFF)";
 }
 
 std::unique_ptr<DeviceRuntime> DeviceRuntime::Create(std::string) {
