@@ -45,8 +45,9 @@ const char* LocalCopyName(LocalCopy copy);
 // block k of a source of copies*block bytes into block k of a destination
 // as large (as a matrix sample lays out its entries, and larger than the
 // GPU's L2 cache at the matrix's 128 MiB), on a CUDA stream of their own,
-// timed with CUDA events around them after one untimed pass. Host memory is page-locked (cuMemHostAlloc), so the copy engine
-// reads or writes it directly. A device-to-device byte counts once (it is
+// timed with CUDA events around them after one untimed pass. Host memory
+// is page-locked (cuMemHostAlloc), so the copy engine reads or writes it
+// directly. A device-to-device byte counts once (it is
 // read and written: HBM traffic is twice the bytes). Errors: as
 // ListCudaDevices; kInvalidArgument (block or copies 0, an ordinal this
 // process cannot see); kResourceExhausted (memory).

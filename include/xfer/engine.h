@@ -119,8 +119,9 @@ class Engine {
   // MemoryKind::kCuda allocates on the GPU `options.device` (cuMemAlloc in
   // that device's primary context, the one the CUDA runtime uses). The
   // NVIDIA driver is loaded at run time on the first such call; this engine
-  // runs without one. Only a transport whose capabilities say it carries
-  // device memory moves it; Submit refuses the rest (see Submit).
+  // runs without one. shm (CUDA IPC) and tcp (staged through pinned host
+  // memory) move device memory; Submit refuses it on the rest (see
+  // PeerInfo::device_memory).
   //
   // Errors: kInvalidArgument (length 0; for kCuda, a device ordinal this
   // process cannot see), kResourceExhausted (out of memory, of free
@@ -205,7 +206,8 @@ class Engine {
   // zero length, request already in flight), kOutOfRange (an address outside
   // registered memory), kPermissionDenied (region lacks the access),
   // kNotSupported (CUDA device memory on either side, on a transport that
-  // does not carry it; the message names the transport), kConnectionLost.
+  // does not carry it, or a peer device region this side cannot open; the
+  // message names the transport and the reason), kConnectionLost.
   virtual Status Submit(PeerId peer, OpCode op,
                         std::span<const TransferEntry> entries,
                         TransferRequest& request, uint32_t stream = 0) = 0;
@@ -222,7 +224,8 @@ class Engine {
   // the peer has them: a message longer than the peer's receive fails that
   // receive, on the peer's side, not this send. Errors: kNotFound,
   // kInvalidArgument (zero length, request in flight), kOutOfRange (data not
-  // registered), kNotSupported (as Submit's), kConnectionLost.
+  // registered), kNotSupported (CUDA device memory: no transport sends or
+  // receives it yet), kConnectionLost.
   virtual Status PostSend(PeerId peer, const void* data, size_t length,
                           TransferRequest& request, uint32_t stream = 0) = 0;
 
@@ -230,7 +233,7 @@ class Engine {
   // in posting order. request.bytes() gives the received length. A message
   // longer than `capacity` fails the receive with kInvalidArgument and is
   // dropped. Errors: kNotFound, kInvalidArgument, kOutOfRange, kNotSupported
-  // (as Submit's).
+  // (device memory, as PostSend's).
   virtual Status PostRecv(PeerId peer, void* buffer, size_t capacity,
                           TransferRequest& request) = 0;
 };

@@ -163,6 +163,14 @@ Result<MemoryKind> EngineImpl::CheckLocal(const void* address, size_t length,
   return kind;
 }
 
+// Every transport's messages are copied by the CPU, which cannot touch
+// device memory.
+Status EngineImpl::CheckTwoSided(MemoryKind kind) {
+  if (kind != MemoryKind::kCuda) return Status::Ok();
+  return NotSupported(
+      "send/recv of CUDA device memory is not supported on any transport; WRITE and READ move it");
+}
+
 // Device memory only travels on a transport that says it carries it.
 Status EngineImpl::CheckCarried(const PeerConnection& connection, MemoryKind local,
                                 MemoryKind remote) const {
@@ -210,9 +218,9 @@ Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
   }
   auto kind = CheckLocal(data, length, "send buffer");
   if (!kind.ok()) return kind.status();
+  XFER_RETURN_IF_ERROR(CheckTwoSided(*kind));
   auto connection = FindPeer(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
-  XFER_RETURN_IF_ERROR(CheckCarried(*connection, *kind, MemoryKind::kHost));
   return connection->endpoint().PostSend(data, length, request,
                                          stream % connection->info().streams);
 }
@@ -224,9 +232,9 @@ Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, Transfer
   }
   auto kind = CheckLocal(buffer, capacity, "receive buffer");
   if (!kind.ok()) return kind.status();
+  XFER_RETURN_IF_ERROR(CheckTwoSided(*kind));
   auto connection = FindPeer(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
-  XFER_RETURN_IF_ERROR(CheckCarried(*connection, *kind, MemoryKind::kHost));
   return connection->endpoint().PostRecv(buffer, capacity, request);
 }
 

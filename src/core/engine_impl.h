@@ -48,6 +48,7 @@ class EngineImpl final : public Engine {
   std::shared_ptr<PeerConnection> FindPeer(PeerId peer) const;
   Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
   Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
+  static Status CheckTwoSided(MemoryKind kind);
 
   const EngineOptions options_;
   const PeerIdentity identity_;

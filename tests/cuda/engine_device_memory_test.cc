@@ -129,6 +129,14 @@ TEST(EngineDeviceMemoryTest, ThePeerLearnsTheKindAndTcpStagesDeviceMemoryByteFor
   Status status = initiator->Transfer(*peer, OpCode::kRead, std::span(&read, 1), 10s);
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_EQ(std::memcmp(local_host->address, pattern.data(), kLength), 0);
+
+  // Messages are the CPU's to copy: device memory is refused, untouched.
+  TransferRequest send;
+  const Status refused = initiator->PostSend(*peer, local_device->address, 4096, send);
+  EXPECT_EQ(refused.code(), StatusCode::kNotSupported) << refused.ToString();
+  TransferRequest receive;
+  EXPECT_EQ(target->PostRecv(*accepted, remote_device->address, 4096, receive).code(),
+            StatusCode::kNotSupported);
 }
 
 }  // namespace

@@ -112,10 +112,6 @@ Status TcpEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
   if (length > kMaxFramePayload) {
     return InvalidArgument(fmt::format("tcp: a message holds at most {} bytes", kMaxFramePayload));
   }
-  if (connection_.DeviceOf(data, length) >= 0) {
-    return NotSupported("tcp: send/recv of CUDA device memory is not supported; "
-                        "WRITE and READ stage it");
-  }
   OutgoingStream& out = Pick(stream);
   std::lock_guard send_lock(out.send_mu);
   if (connection_.closed()) return connection_.ClosedError();
@@ -129,10 +125,6 @@ Status TcpEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
 }
 
 Status TcpEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
-  if (connection_.DeviceOf(buffer, capacity) >= 0) {
-    return NotSupported("tcp: send/recv of CUDA device memory is not supported; "
-                        "WRITE and READ stage it");
-  }
   Status status = connection_.recv_queue().Post(buffer, capacity, request);
   if (!status.ok()) return connection_.ClosedError();
   return status;
