@@ -125,31 +125,36 @@ Result<RevocationTable> RevocationTable::Map(UniqueFd fd, const RemoteMemory& re
   return table;
 }
 
-Status RevocationTable::Revoke(uint64_t region_id, Deadline deadline) const {
+Status RevocationTable::Revoke(uint64_t region_id, Deadline deadline,
+                               const std::function<bool()>& peer_exited) const {
   RevocationSlot* slot = std::find_if(slots_, slots_ + count_, [&](const RevocationSlot& s) {
     return s.region_id == region_id;
   });
   if (slot == slots_ + count_) return Status::Ok();
   // seq_cst store before AwaitNoCopies' seq_cst load: see the header.
   std::atomic_ref<uint32_t>(slot->revoked).store(1, std::memory_order_seq_cst);
-  return AwaitNoCopies(*slot, deadline);
+  return AwaitNoCopies(*slot, deadline, peer_exited);
 }
 
-Status RevocationTable::RevokeAll(Deadline deadline) const {
+Status RevocationTable::RevokeAll(Deadline deadline,
+                                  const std::function<bool()>& peer_exited) const {
   for (size_t i = 0; i < count_; ++i) {
     std::atomic_ref<uint32_t>(slots_[i].revoked).store(1, std::memory_order_seq_cst);
   }
   Status first_failure;
   for (size_t i = 0; i < count_; ++i) {
-    Status status = AwaitNoCopies(slots_[i], deadline);
+    Status status = AwaitNoCopies(slots_[i], deadline, peer_exited);
     if (first_failure.ok()) first_failure = status;
   }
   return first_failure;
 }
 
-Status RevocationTable::AwaitNoCopies(RevocationSlot& slot, Deadline deadline) {
+Status RevocationTable::AwaitNoCopies(RevocationSlot& slot, Deadline deadline,
+                                      const std::function<bool()>& peer_exited) {
   std::atomic_ref<uint32_t> copies(slot.copies);
   for (int polls = 0; copies.load(std::memory_order_seq_cst) != 0; ++polls) {
+    // Past the spins only: a live peer's copy usually ends within them.
+    if (polls >= kSpinPolls && peer_exited && peer_exited()) return Status::Ok();
     if (deadline.expired()) {
       return Timeout(fmt::format(
           "shm: the peer still had {} copies into region id {} in progress at the deadline",

@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "common/socket.h"
@@ -96,19 +97,24 @@ class RevocationTable {
   size_t size() const { return count_; }
 
   // Owner side: revokes region `region_id` and waits until no copy the
-  // peer admitted before is still running. A region this table does not
+  // peer admitted before is still running, or until `peer_exited()` says
+  // the peer process is gone (its copies cannot land any more, though a
+  // peer killed mid-copy leaves them counted). A region this table does not
   // list was never announced to this peer: OK at once. Idempotent.
-  // Errors: kTimeout (a copy still counted at `deadline`: the peer is
-  // stalled, or died mid-copy; the region stays revoked).
-  Status Revoke(uint64_t region_id, Deadline deadline) const;
+  // Errors: kTimeout (a copy still counted at `deadline` by a peer that
+  // lives: it is stalled; the region stays revoked).
+  Status Revoke(uint64_t region_id, Deadline deadline,
+                const std::function<bool()>& peer_exited) const;
 
   // Owner side: Revoke for every region at once (the connection is going
   // away, and the peer may not know yet). Errors: kTimeout, as Revoke.
-  Status RevokeAll(Deadline deadline) const;
+  Status RevokeAll(Deadline deadline, const std::function<bool()>& peer_exited) const;
 
  private:
-  // Waits until `slot` counts no copy. Errors: kTimeout.
-  static Status AwaitNoCopies(RevocationSlot& slot, Deadline deadline);
+  // Waits until `slot` counts no copy, or the peer has exited. Errors:
+  // kTimeout.
+  static Status AwaitNoCopies(RevocationSlot& slot, Deadline deadline,
+                              const std::function<bool()>& peer_exited);
 
   RevocationTable(UniqueFd fd, void* base, size_t map_length, size_t count);
 

@@ -43,6 +43,7 @@ ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int p
     : mapping_(std::move(mapping)),
       revocations_(std::move(revocations)),
       peer_pid_(peer_pid),
+      peer_(PeerLiveness::Watch(peer_pid)),
       channel_(std::move(channel)),
       io_timeout_(io_timeout),
       local_(local),
@@ -61,7 +62,7 @@ void ShmEndpoint::Close() {
   mapping_.Release();
   // A peer stalled past io_timeout is the Revoke kTimeout case; Close has
   // no caller to tell, and the engine frees its own memory regardless.
-  (void)revocations_.RevokeAll(Deadline::After(io_timeout_));
+  (void)revocations_.RevokeAll(Deadline::After(io_timeout_), [this] { return peer_.Exited(); });
 }
 
 Status ShmEndpoint::PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
@@ -132,7 +133,7 @@ void ShmEndpoint::EndAll(std::span<const TransferEntry> entries, Access needed) 
 }
 
 Status ShmEndpoint::Revoke(const LocalRegionView& region, Deadline deadline) {
-  return revocations_.Revoke(region.id, deadline);
+  return revocations_.Revoke(region.id, deadline, [this] { return peer_.Exited(); });
 }
 
 int ShmEndpoint::LocalDevice(const TransferEntry& entry) const {

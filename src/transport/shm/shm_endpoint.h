@@ -13,6 +13,7 @@
 
 #include "cuda/device_runtime.h"
 #include "transport/shm/message_channel.h"
+#include "transport/shm/peer_liveness.h"
 #include "transport/shm/peer_mapping.h"
 #include "transport/shm/revocation_table.h"
 #include "transport/transport.h"
@@ -78,11 +79,13 @@ class ShmEndpoint final : public Endpoint {
 
   // Raises the region's revoked flag in our revocation table, then waits
   // for the peer's copies into it that were admitted before to end.
-  // kTimeout: a copy was still counted at `deadline` (the peer stalled, or
-  // died, mid-copy). The region stays revoked. If it is memory the engine
-  // allocated, that copy can only land in pages this process no longer maps
-  // once the engine frees the region; caller-registered memory, reached
-  // with process_vm_writev, may still receive it.
+  // kTimeout: a copy was still counted at `deadline` by a peer that is
+  // still alive (it stalled mid-copy); a peer that died mid-copy leaves its
+  // copies counted, and its exit ends the wait at once. The region stays
+  // revoked. If it is memory the engine allocated, that copy can only land
+  // in pages this process no longer maps once the engine frees the region;
+  // caller-registered memory, reached with process_vm_writev, may still
+  // receive it.
   Status Revoke(const LocalRegionView& region, Deadline deadline) override;
 
   // Also revokes every region of ours from the peer, which may go on
@@ -122,6 +125,7 @@ class ShmEndpoint final : public Endpoint {
   // mapped until destruction, past Close(), for Revoke after Close().
   const RevocationTable revocations_;
   const int peer_pid_;
+  const PeerLiveness peer_;  // ends revocation waits on a peer that has exited
   std::unique_ptr<MessageChannel> channel_;
   const std::chrono::milliseconds io_timeout_;
   const LocalMemory& local_;
