@@ -17,17 +17,19 @@
 
 namespace xfer::transport {
 
-// Runs `attempt(Deadline)` (returning Result<T>) with deadlines of one slice
-// each until it succeeds, fails other than with kTimeout, or `deadline`
-// passes (its last kTimeout is returned). Between slices, a control
-// connection the peer has closed ends the wait with kConnectionLost naming
-// `waiting_for`.
+// Runs `attempt(Deadline)` (returning Result<T>) with deadlines of one
+// `slice` each until it succeeds, fails other than with kTimeout, or
+// `deadline` passes (its last kTimeout is returned). Between slices, a
+// control connection the peer has closed ends the wait with kConnectionLost
+// naming `waiting_for`. An attempt cut short by its slice must be safe to
+// start again (an accept, a local connect).
 template <typename Attempt>
 auto WhileControlOpen(const Socket& control, Deadline deadline, std::string_view waiting_for,
-                      Attempt&& attempt) -> decltype(attempt(deadline)) {
-  constexpr auto kSlice = std::chrono::milliseconds(20);
+                      Attempt&& attempt,
+                      std::chrono::milliseconds slice = std::chrono::milliseconds(20))
+    -> decltype(attempt(deadline)) {
   for (;;) {
-    auto result = attempt(deadline.EarlierOf(Deadline::After(kSlice)));
+    auto result = attempt(deadline.EarlierOf(Deadline::After(slice)));
     if (result.ok() || result.status().code() != StatusCode::kTimeout || deadline.expired()) {
       return result;
     }

@@ -175,8 +175,13 @@ Result<StreamSockets> EstablishStreams(const EndpointSetup& setup, const StreamO
 
   StreamSockets sockets;
   for (uint32_t i = 0; i < setup.streams; ++i) {
-    // Not sliced: restarting a connect in flight would fail on a long path.
-    auto socket = ConnectTcp({setup.peer_host, peer->port}, setup.deadline);
+    // Slices of a second: a connect still in flight after one has lost its
+    // SYN and would be retransmitted anyway, while a dead peer's refused
+    // listener is noticed within the second.
+    auto socket = WhileControlOpen(
+        *setup.control, setup.deadline, "its data-stream listener",
+        [&](Deadline slice) { return ConnectTcp({setup.peer_host, peer->port}, slice); },
+        std::chrono::seconds(1));
     if (!socket.ok()) return socket.status().WithContext("tcp setup: connect");
     XFER_RETURN_IF_ERROR(SendHello(*socket, i, peer->token, setup.deadline));
     sockets.outgoing.push_back(std::move(*socket));

@@ -187,6 +187,28 @@ TEST_F(StreamSetupTest, PeerThatDiesBeforeConnectingItsStreamsIsConnectionLostAt
   EXPECT_LT(std::chrono::steady_clock::now() - closed_at, 1000ms);
 }
 
+// Its death also shows when its listener is gone: the connect is refused,
+// and refused again, until the control connection says why.
+TEST_F(StreamSetupTest, PeerThatDiesWithItsListenerIsConnectionLostWithinASecond) {
+  auto a = std::async(std::launch::async, [&] {
+    EndpointSetup setup = Setup(a_control_, 1, true);
+    setup.deadline = Deadline::After(5s);
+    return EstablishStreams(setup, StreamOptions{});
+  });
+  uint16_t closed_port = 0;
+  {
+    auto listener = Listener::Bind({"127.0.0.1", 0});
+    ASSERT_TRUE(listener.ok());
+    closed_port = listener->local_address().port;
+  }  // closed: connects to it are refused
+  ExchangeByHand(closed_port, 1, 77);
+  const auto closed_at = std::chrono::steady_clock::now();
+  b_control_.Close();
+  auto result = a.get();
+  EXPECT_EQ(result.status().code(), StatusCode::kConnectionLost) << result.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - closed_at, 2500ms);
+}
+
 TEST_F(StreamSetupTest, SilentPeerTimesOut) {
   EndpointSetup setup = Setup(a_control_, 1, true);
   setup.deadline = Deadline::After(200ms);
