@@ -10,6 +10,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libibverbs-dev librdmacm-dev ibverbs-providers pkg-config  # rdma-core: the verbs transport
   iperf3            # the tcp baseline in bench/run_baselines.sh
+  chromium          # headless rendering check of `xfer report` (tests/e2e)
 )
 
 missing=()

@@ -13,6 +13,7 @@
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
 #include "cli/matrix_flags.h"
+#include "cli/report_flags.h"
 #include "cli/test_catalog.h"
 #include "cli/tokenizer.h"
 #include "cli/version.h"
@@ -235,6 +236,11 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
     for (int i = 2; i < argc && argv[i] != nullptr; ++i)
       args.emplace_back(argv[i]);
     return ParseDevicesCommand(args);
+  }
+  if (first == kReportCommand || first == kCompareCommand) {
+    std::vector<std::string> args;
+    for (int i = 2; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
+    return first == kReportCommand ? ParseReportCommand(args) : ParseCompareCommand(args);
   }
   if (first == kMatrixCommand) {
     std::vector<std::string> args;

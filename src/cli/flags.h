@@ -70,8 +70,21 @@ struct DevicesRequest {
   std::string json_path;  // --json: also write the listing here; "" = no
 };
 
+// `xfer report RUN.json... [-o FILE] [--markdown]` (cli/report_flags.h).
+struct ReportRequest {
+  std::vector<std::string> runs;  // the run files, in the order given
+  std::string output;             // -o/--output; "" = stdout (Markdown only)
+  bool markdown = false;          // --markdown: tables as Markdown, not HTML
+};
+
+// `xfer compare A.json B.json` (cli/report_flags.h).
+struct CompareRequest {
+  std::string a;
+  std::string b;
+};
+
 struct ParsedCommand {
-  enum class Action { kRun, kHelp, kVersion, kDevices, kMatrix };
+  enum class Action { kRun, kHelp, kVersion, kDevices, kMatrix, kReport, kCompare };
   Action action = Action::kRun;
   // kRun: the benchmark to run. Defaults otherwise.
   bench::BenchParams params;
@@ -79,6 +92,9 @@ struct ParsedCommand {
   DevicesRequest devices;
   // kMatrix: the matrix to run (cli/matrix_flags.h). Defaults otherwise.
   matrix::MatrixConfig matrix;
+  // kReport / kCompare: the files to read (cli/report_flags.h).
+  ReportRequest report;
+  CompareRequest compare;
   // kHelp: the usage screen; kVersion: the version line. Print as is (it
   // ends with a newline). Empty for kRun.
   std::string help_text;
@@ -99,7 +115,8 @@ struct ParserConfig {
 // Parses a whole command line; argv[0] is the program name and is ignored.
 // `xfer devices ...` is parsed by ParseDevicesCommand (cli/devices_flags.h)
 // and yields kDevices (or kHelp); `xfer matrix ...` by ParseMatrixCommand
-// (cli/matrix_flags.h) and yields kMatrix (or kHelp).
+// (cli/matrix_flags.h) and yields kMatrix (or kHelp); `xfer report ...` and
+// `xfer compare ...` by cli/report_flags.h and yield kReport / kCompare.
 // `xfer --help`, `xfer <test> --help` (-h) and `xfer [<test>] --version`
 // (-V) yield kHelp / kVersion; help wins over every other problem on the
 // line except a flag missing its value. Otherwise the role is kClient with

@@ -1,6 +1,7 @@
 // `xfer`: parse the command line, run the benchmark, print perftest's
-// tables (or list the RDMA devices for `xfer devices`, or run a bandwidth
-// matrix for `xfer matrix`). Exit status: 0
+// tables (or list the RDMA devices for `xfer devices`, run a bandwidth
+// matrix for `xfer matrix`, or read runs back for `xfer report` and
+// `xfer compare`). Exit status: 0
 // success, 1 the run failed, 2 usage error.
 #include <fmt/format.h>
 
@@ -19,11 +20,16 @@
 #include "common/socket.h"
 #include "common/stop_signal.h"
 #include "perftest/run_benchmark.h"
+#include "report/compare.h"
 #include "report/console_reporter.h"
 #include "report/device_report.h"
+#include "report/html/html_report.h"
 #include "report/json_report.h"
+#include "report/markdown_report.h"
 #include "report/matrix/host_probe.h"
 #include "report/matrix/matrix_reporter.h"
+#include "report/run_document.h"
+#include "report/text_file.h"
 #include "verbs/device_catalog.h"
 
 namespace {
@@ -131,6 +137,44 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
   return 0;
 }
 
+// Every file is read and checked before anything is written, so a bad
+// input leaves no output behind.
+int RunReport(const xfer::cli::ReportRequest& request) {
+  std::vector<xfer::report::RunDocument> runs;
+  for (const std::string& path : request.runs) {
+    auto run = xfer::report::LoadRunDocument(path);
+    if (!run.ok()) {
+      std::fprintf(stderr, "xfer: report: %s\n", run.status().message().c_str());
+      return 1;
+    }
+    runs.push_back(std::move(*run));
+  }
+  const std::string text = request.markdown ? xfer::report::RenderMarkdownReport(runs)
+                                            : xfer::report::RenderHtmlReport(runs);
+  if (request.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (xfer::Status written = xfer::report::WriteTextFile(request.output, text); !written.ok()) {
+    std::fprintf(stderr, "xfer: report: -o/--output: %s\n", written.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int RunCompare(const xfer::cli::CompareRequest& request) {
+  auto a = xfer::report::LoadRunDocument(request.a);
+  auto b = a.ok() ? xfer::report::LoadRunDocument(request.b) : a;
+  auto comparison = b.ok() ? xfer::report::CompareRuns(*a, *b)
+                           : xfer::Result<xfer::report::Comparison>(b.status());
+  if (!comparison.ok()) {
+    std::fprintf(stderr, "xfer: compare: %s\n", comparison.status().message().c_str());
+    return 1;
+  }
+  std::fputs(xfer::report::RenderComparison(*comparison).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,6 +197,12 @@ int main(int argc, char** argv) {
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kMatrix) {
     return RunMatrix(command->matrix);
+  }
+  if (command->action == xfer::cli::ParsedCommand::Action::kReport) {
+    return RunReport(command->report);
+  }
+  if (command->action == xfer::cli::ParsedCommand::Action::kCompare) {
+    return RunCompare(command->compare);
   }
   if (command->action != xfer::cli::ParsedCommand::Action::kRun) {
     std::fputs(command->help_text.c_str(), stdout);

@@ -1,0 +1,157 @@
+#include "report/html/run_plots.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+namespace xfer::report {
+namespace {
+
+constexpr const char* kMessageSize = "message size [bytes, 1K = 1024]";
+constexpr const char* kBlockSize = "block size [bytes, 1K = 1024]";
+
+// Runs drawn on the same axes: same kind, same test, same unit.
+std::string GroupKey(const RunDocument& run) {
+  return fmt::format("{}|{}|{}", static_cast<int>(run.kind), run.test, run.bw_unit);
+}
+
+std::vector<std::vector<const RunDocument*>> Groups(std::span<const RunDocument> runs) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<const RunDocument*>> groups;
+  for (const RunDocument& run : runs) {
+    const std::string key = GroupKey(run);
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      groups.push_back({&run});
+    } else {
+      groups[static_cast<size_t>(it - keys.begin())].push_back(&run);
+    }
+  }
+  return groups;
+}
+
+// The dashed line through the rows whose ceiling is known, in `to_unit`.
+template <typename Row, typename ToUnit>
+PlotSeries CeilingSeries(const std::string& name, const std::vector<Row>& rows, size_t color,
+                         ToUnit to_unit) {
+  PlotSeries series{name + ": ceiling", {}, color, true};
+  for (const Row& row : rows) {
+    if (row.efficiency.ceiling && row.efficiency.ceiling->bytes_per_sec) {
+      series.points.push_back(
+          {static_cast<double>(row.size), to_unit(*row.efficiency.ceiling->bytes_per_sec)});
+    }
+  }
+  return series;
+}
+
+void BandwidthPlots(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {
+  const RunDocument& first = *group.front();
+  PlotSpec bw{fmt::format("{}: BW average", first.test), kMessageSize,
+              fmt::format("BW average [{}]", first.bw_unit), {}};
+  PlotSpec rate{fmt::format("{}: message rate", first.test), kMessageSize,
+                "MsgRate [Mpps (10^6 messages/s)]", {}};
+  for (size_t i = 0; i < group.size(); ++i) {
+    const RunDocument& run = *group[i];
+    PlotSeries average{run.name + ": BW average", {}, i, false};
+    PlotSeries msg_rate{run.name + ": MsgRate", {}, i, false};
+    for (const BandwidthRow& row : run.bandwidth) {
+      average.points.push_back({static_cast<double>(row.size), row.bw_average});
+      msg_rate.points.push_back({static_cast<double>(row.size), row.msg_rate_mpps});
+    }
+    bw.series.push_back(std::move(average));
+    const std::string unit = run.bw_unit;
+    bw.series.push_back(CeilingSeries(run.name, run.bandwidth, i, [&unit](double bytes_per_sec) {
+      return BytesPerSecToUnit(bytes_per_sec, unit);
+    }));
+    rate.series.push_back(std::move(msg_rate));
+  }
+  out.push_back(std::move(bw));
+  out.push_back(std::move(rate));
+}
+
+void LatencyPlot(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {
+  PlotSpec plot{fmt::format("{}: latency", group.front()->test), kMessageSize,
+                "latency [usec]", {}};
+  struct Statistic {
+    const char* name;
+    std::optional<double> LatencyRow::*field;
+  };
+  constexpr Statistic kStatistics[] = {{"t_min", &LatencyRow::t_min_us},
+                                       {"t_typical", &LatencyRow::t_typical_us},
+                                       {"99%", &LatencyRow::p99_us},
+                                       {"99.9%", &LatencyRow::p999_us}};
+  size_t color = 0;
+  for (const RunDocument* run : group) {
+    PlotSeries average{run->name + ": t_avg", {}, color++, false};
+    for (const LatencyRow& row : run->latency) {
+      average.points.push_back({static_cast<double>(row.size), row.t_avg_us});
+    }
+    plot.series.push_back(std::move(average));
+    for (const Statistic& statistic : kStatistics) {
+      PlotSeries series{fmt::format("{}: {}", run->name, statistic.name), {}, color++, false};
+      for (const LatencyRow& row : run->latency) {
+        if (const auto& value = row.*statistic.field) {
+          series.points.push_back({static_cast<double>(row.size), *value});
+        }
+      }
+      plot.series.push_back(std::move(series));
+    }
+  }
+  out.push_back(std::move(plot));
+}
+
+std::vector<std::string> MatrixTransports(const std::vector<const RunDocument*>& group) {
+  std::vector<std::string> transports;
+  for (const RunDocument* run : group) {
+    for (const std::string& transport : run->transports) {
+      if (std::find(transports.begin(), transports.end(), transport) == transports.end()) {
+        transports.push_back(transport);
+      }
+    }
+  }
+  return transports;
+}
+
+void MatrixPlots(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {
+  for (const std::string& transport : MatrixTransports(group)) {
+    PlotSpec plot{fmt::format("matrix: {}", transport), kBlockSize,
+                  "median bandwidth [GB/s (10^9 bytes/s)]", {}};
+    size_t color = 0;
+    for (const RunDocument* run : group) {
+      for (const std::string& direction : run->directions) {
+        const std::string name = fmt::format("{}: {}", run->name, direction);
+        PlotSeries measured{name, {}, color, false};
+        PlotSeries ceiling{name + ": ceiling", {}, color, true};
+        ++color;
+        for (const MatrixCell& cell : run->cells) {
+          if (cell.transport != transport || cell.direction != direction) continue;
+          const double x = static_cast<double>(cell.block_size);
+          if (cell.median_gbps) measured.points.push_back({x, *cell.median_gbps});
+          const auto& known = cell.efficiency.ceiling;
+          if (known && known->bytes_per_sec) ceiling.points.push_back({x, *known->bytes_per_sec / 1e9});
+        }
+        plot.series.push_back(std::move(measured));
+        plot.series.push_back(std::move(ceiling));
+      }
+    }
+    out.push_back(std::move(plot));
+  }
+}
+
+}  // namespace
+
+std::vector<PlotSpec> RunPlots(std::span<const RunDocument> runs) {
+  std::vector<PlotSpec> plots;
+  for (const auto& group : Groups(runs)) {
+    switch (group.front()->kind) {
+      case RunKind::kPerftestBandwidth: BandwidthPlots(group, plots); break;
+      case RunKind::kPerftestLatency: LatencyPlot(group, plots); break;
+      case RunKind::kMatrix: MatrixPlots(group, plots); break;
+    }
+  }
+  return plots;
+}
+
+}  // namespace xfer::report

@@ -1,0 +1,52 @@
+// One line plot as inline SVG, drawn by xfer itself so that a report needs
+// no script and no external file, renders in any browser, and its structure
+// can be checked by tests.
+//
+// Contract of the output, relied on by tests and the headless-browser check:
+//  * the root is <svg class="plot"> with data-series (the measured series),
+//    data-ceilings (the dashed ceiling lines), data-x-min/-max and
+//    data-y-min/-max (the axis ranges, in data units);
+//  * every series is one <g class="series"> (or class="ceiling") with
+//    data-name, holding a <polyline> and one <circle> per point, so that a
+//    single-point series still draws;
+//  * the x axis is log2 with ticks at powers of two labelled in binary units
+//    (1K = 1024); the y axis is linear from 0 with 1-2-5 ticks;
+//  * each axis carries its label with the unit as given.
+// Pure; thread-safe.
+#ifndef XFER_REPORT_HTML_SVG_PLOT_H_
+#define XFER_REPORT_HTML_SVG_PLOT_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace xfer::report {
+
+struct PlotPoint {
+  double x = 0;  // > 0: the x axis is logarithmic
+  double y = 0;  // >= 0
+};
+
+struct PlotSeries {
+  std::string name;  // the legend entry
+  std::vector<PlotPoint> points;
+  size_t color = 0;      // index into the palette; equal indices, equal colours
+  bool ceiling = false;  // drawn dashed, counted in data-ceilings
+};
+
+struct PlotSpec {
+  std::string title;
+  std::string x_label;  // with its unit, e.g. "message size [bytes]"
+  std::string y_label;  // with its unit, e.g. "BW average [Gb/s (10^9 bit/s)]"
+  std::vector<PlotSeries> series;
+};
+
+// The <svg> element. Series without points are left out (and not counted).
+std::string RenderSvgPlot(const PlotSpec& spec);
+
+// "512", "1K", "64K", "2M", "1G" for powers of two; the plain number else.
+std::string BinarySizeLabel(double bytes);
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_HTML_SVG_PLOT_H_

@@ -1,0 +1,87 @@
+#include "report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/run_tables.h"
+
+namespace xfer::report {
+namespace {
+
+// One line, with the characters that would end a cell or start HTML escaped.
+std::string Escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (c == '|') {
+      out += "\\|";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Headers keep their "<br>" (the seed's two-line column names).
+std::string HeaderText(const std::string& header) {
+  std::string out;
+  size_t start = 0;
+  for (size_t br; (br = header.find("<br>", start)) != std::string::npos; start = br + 4) {
+    out += Escape(header.substr(start, br - start)) + "<br>";
+  }
+  return out + Escape(header.substr(start));
+}
+
+// A code span that the text cannot close: fenced by more backticks than it has.
+std::string CodeSpan(const std::string& text) {
+  size_t longest = 0;
+  size_t run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  std::string one_line;
+  for (char c : text) one_line += (c == '\n' || c == '\r') ? ' ' : c;
+  return fmt::format("{0} {1} {0}", fence, one_line);
+}
+
+std::string Table(const RunTable& table) {
+  std::string text = fmt::format("{}:\n\n|", Escape(table.caption));
+  std::string align = "|";
+  for (const std::string& header : table.header) {
+    text += fmt::format(" {} |", HeaderText(header));
+    align += " ---: |";
+  }
+  text += "\n" + align + "\n";
+  for (const auto& row : table.rows) {
+    text += "|";
+    for (const TableCell& cell : row) text += fmt::format(" {} |", Escape(cell.text));
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string RenderMarkdownReport(std::span<const RunDocument> runs) {
+  std::string text;
+  for (const RunDocument& run : runs) {
+    if (!text.empty()) text += "\n";
+    text += fmt::format("## {} ({})\n\n", Escape(run.name), RunKindName(run.kind));
+    if (!run.command_line.empty()) text += fmt::format("Command: {}\n\n", CodeSpan(run.command_line));
+    bool first = true;
+    for (const RunTable& table : RunTables(run)) {
+      if (!first) text += "\n";
+      first = false;
+      text += Table(table);
+    }
+  }
+  return text;
+}
+
+}  // namespace xfer::report

@@ -1,0 +1,341 @@
+#include "report/run_document.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "report/json_fields.h"
+
+namespace xfer::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kGbits = "Gb/s (10^9 bit/s)";
+constexpr std::string_view kMebibytes = "MiB/s (2^20 bytes/s)";
+
+// The member as a number >= 0, or nullopt when it is absent or null.
+Result<std::optional<double>> OptionalNumber(const Field& object, std::string_view key) {
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> field, object.OptionalMember(key));
+  if (!field || field->is_null()) return std::optional<double>();
+  XFER_REPORT_ASSIGN_OR_RETURN(double number, field->NonNegative());
+  return std::optional<double>(number);
+}
+
+Result<std::string> OptionalString(const Field& object, std::string_view key) {
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> field, object.OptionalMember(key));
+  if (!field || field->is_null()) return std::string();
+  return field->String();
+}
+
+Result<double> Number(const Field& object, std::string_view key) {
+  XFER_REPORT_ASSIGN_OR_RETURN(Field field, object.Member(key));
+  return field.NonNegative();
+}
+
+// A command line is text (perftest documents) or its words (the matrix's
+// argv); words with blanks or quotes are shown single-quoted.
+Result<std::string> OptionalCommandLine(const Field& object) {
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> field, object.OptionalMember("command_line"));
+  if (!field || field->is_null()) return std::string();
+  if (!field->value().is_array()) return field->String();
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, field->ArraySize());
+  std::string line;
+  for (size_t i = 0; i < count; ++i) {
+    XFER_REPORT_ASSIGN_OR_RETURN(std::string word, field->Element(i).String());
+    if (!line.empty()) line += ' ';
+    if (word.empty() || word.find_first_of(" \t\n'\"\\$") != std::string::npos) {
+      std::string quoted = "'";
+      for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      word = quoted + "'";
+    }
+    line += word;
+  }
+  return line;
+}
+
+// "ceiling": {"bytes_per_sec": N|null, "source": "..."} and "efficiency".
+Result<EfficiencyInfo> ReadEfficiency(const Field& object) {
+  EfficiencyInfo info;
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> ceiling, object.OptionalMember("ceiling"));
+  if (ceiling && !ceiling->is_null()) {
+    Ceiling read;
+    XFER_REPORT_ASSIGN_OR_RETURN(read.bytes_per_sec, OptionalNumber(*ceiling, "bytes_per_sec"));
+    XFER_REPORT_ASSIGN_OR_RETURN(read.source, OptionalString(*ceiling, "source"));
+    info.ceiling = std::move(read);
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(info.efficiency, OptionalNumber(object, "efficiency"));
+  return info;
+}
+
+// Scalars print as they are; objects and arrays recurse with a longer key.
+void Flatten(const json& value, const std::string& key,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (value.is_object()) {
+    for (const auto& [member, inner] : value.items()) {
+      Flatten(inner, key.empty() ? member : key + "." + member, out);
+    }
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) Flatten(value[i], fmt::format("{}[{}]", key, i), out);
+  } else if (value.is_string()) {
+    out.emplace_back(key, value.get<std::string>());
+  } else if (value.is_null()) {
+    out.emplace_back(key, "unknown");
+  } else {
+    out.emplace_back(key, value.dump());
+  }
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ReadFingerprint(const Field& field) {
+  XFER_RETURN_IF_ERROR(field.ExpectObject());
+  std::vector<std::pair<std::string, std::string>> out;
+  Flatten(field.value(), "", out);
+  return out;
+}
+
+// A size seen twice would make a point ambiguous for compare and plots.
+Status CheckUnique(std::set<uint64_t>& seen, uint64_t size, const Field& where) {
+  if (!seen.insert(size).second) return where.Error(fmt::format("size {} appears twice", size));
+  return Status::Ok();
+}
+
+Result<BandwidthRow> ReadBandwidthRow(const Field& row) {
+  BandwidthRow out;
+  XFER_REPORT_ASSIGN_OR_RETURN(Field size, row.Member("MsgSize"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.size, size.PositiveInteger());
+  XFER_REPORT_ASSIGN_OR_RETURN(out.bw_peak, Number(row, "BW_peak"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.bw_average, Number(row, "BW_average"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.msg_rate_mpps, Number(row, "MsgRate"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.efficiency, ReadEfficiency(row));
+  return out;
+}
+
+Result<LatencyRow> ReadLatencyRow(const Field& row, bool duration_mode) {
+  LatencyRow out;
+  XFER_REPORT_ASSIGN_OR_RETURN(Field size, row.Member("MsgSize"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.size, size.PositiveInteger());
+  XFER_REPORT_ASSIGN_OR_RETURN(out.t_avg_us, Number(row, "t_avg"));
+  if (!duration_mode) {
+    XFER_REPORT_ASSIGN_OR_RETURN(out.t_min_us, Number(row, "t_min"));
+    XFER_REPORT_ASSIGN_OR_RETURN(out.t_typical_us, Number(row, "t_typical"));
+    XFER_REPORT_ASSIGN_OR_RETURN(out.p99_us, Number(row, "percentile_99"));
+    XFER_REPORT_ASSIGN_OR_RETURN(out.p999_us, Number(row, "percentile_99.9"));
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(out.efficiency, ReadEfficiency(row));
+  return out;
+}
+
+Status ReadPerftestRows(const Field& root, bool duration_mode, RunDocument& run) {
+  XFER_REPORT_ASSIGN_OR_RETURN(Field rows, root.Member("results"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, rows.ArraySize());
+  std::set<uint64_t> seen;
+  for (size_t i = 0; i < count; ++i) {
+    const Field row = rows.Element(i);
+    XFER_RETURN_IF_ERROR(row.ExpectObject());
+    if (run.kind == RunKind::kPerftestBandwidth) {
+      XFER_REPORT_ASSIGN_OR_RETURN(BandwidthRow read, ReadBandwidthRow(row));
+      XFER_RETURN_IF_ERROR(CheckUnique(seen, read.size, row));
+      run.bandwidth.push_back(std::move(read));
+    } else {
+      XFER_REPORT_ASSIGN_OR_RETURN(LatencyRow read, ReadLatencyRow(row, duration_mode));
+      XFER_RETURN_IF_ERROR(CheckUnique(seen, read.size, row));
+      run.latency.push_back(std::move(read));
+    }
+  }
+  if (count == 0) return rows.Error("no rows: the run measured nothing");
+  return Status::Ok();
+}
+
+// perftest's name says the kind: "RDMA_Write_BW_Test", "Send_Latency_Test".
+Result<RunKind> PerftestKind(const Field& test, const std::string& name) {
+  if (name.find("_BW_") != std::string::npos) return RunKind::kPerftestBandwidth;
+  if (name.find("_Latency_") != std::string::npos) return RunKind::kPerftestLatency;
+  return test.Error(fmt::format("'{}' is no bandwidth or latency test", name));
+}
+
+Status ReadPerftest(const Field& root, RunDocument& run) {
+  XFER_REPORT_ASSIGN_OR_RETURN(Field info, root.Member("test_info"));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field test, info.Member("test"));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.test, test.String());
+  XFER_REPORT_ASSIGN_OR_RETURN(run.kind, PerftestKind(test, run.test));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.transport, OptionalString(info, "transport"));
+  XFER_REPORT_ASSIGN_OR_RETURN(std::string mode, OptionalString(info, "mode"));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field units, info.Member("units"));
+  if (run.kind == RunKind::kPerftestBandwidth) {
+    XFER_REPORT_ASSIGN_OR_RETURN(Field unit, units.Member("BW_average"));
+    XFER_REPORT_ASSIGN_OR_RETURN(run.bw_unit, unit.String());
+    if (run.bw_unit != kGbits && run.bw_unit != kMebibytes) {
+      return unit.Error(fmt::format("unknown unit '{}' (expected '{}' or '{}')", run.bw_unit,
+                                    kGbits, kMebibytes));
+    }
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(root));
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> fingerprint, root.OptionalMember("fingerprint"));
+  if (fingerprint && !fingerprint->is_null()) {
+    XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*fingerprint));
+  }
+  return ReadPerftestRows(root, mode == "duration", run);
+}
+
+Result<MatrixCell> ReadCell(const Field& cell) {
+  MatrixCell out;
+  XFER_RETURN_IF_ERROR(cell.ExpectObject());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field transport, cell.Member("transport"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.transport, transport.String());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field direction, cell.Member("direction"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.direction, direction.String());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field block, cell.Member("block_size"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.block_size, block.PositiveInteger());
+  XFER_REPORT_ASSIGN_OR_RETURN(out.block_label, OptionalString(cell, "block_label"));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field status, cell.Member("status"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.status, status.String());
+  XFER_REPORT_ASSIGN_OR_RETURN(out.reason, OptionalString(cell, "reason"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.median_gbps, OptionalNumber(cell, "median_gbps"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.min_gbps, OptionalNumber(cell, "min_gbps"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.max_gbps, OptionalNumber(cell, "max_gbps"));
+  if (out.status == "ok" && (!out.median_gbps || !out.min_gbps || !out.max_gbps)) {
+    return cell.Error("status ok without median_gbps, min_gbps and max_gbps");
+  }
+  if (out.median_gbps && out.min_gbps && out.max_gbps &&
+      !(*out.min_gbps <= *out.median_gbps && *out.median_gbps <= *out.max_gbps)) {
+    return cell.Error("expected min_gbps <= median_gbps <= max_gbps");
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> samples, cell.OptionalMember("sample_gbps"));
+  if (samples) {
+    XFER_REPORT_ASSIGN_OR_RETURN(size_t count, samples->ArraySize());
+    for (size_t i = 0; i < count; ++i) {
+      const Field sample = samples->Element(i);
+      if (sample.is_null()) continue;  // a sample that did not time
+      XFER_RETURN_IF_ERROR(sample.NonNegative().status());
+      ++out.samples;
+    }
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(out.efficiency, ReadEfficiency(cell));
+  return out;
+}
+
+Result<std::vector<std::string>> StringList(const Field& object, std::string_view key) {
+  XFER_REPORT_ASSIGN_OR_RETURN(Field list, object.Member(key));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, list.ArraySize());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < count; ++i) {
+    XFER_REPORT_ASSIGN_OR_RETURN(std::string item, list.Element(i).String());
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+Status ReadMatrixAxes(const Field& root, RunDocument& run) {
+  XFER_REPORT_ASSIGN_OR_RETURN(Field config, root.Member("config"));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.directions, StringList(config, "directions"));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.transports, StringList(root, "transports"));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field blocks, config.Member("block_sizes"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, blocks.ArraySize());
+  for (size_t i = 0; i < count; ++i) {
+    XFER_REPORT_ASSIGN_OR_RETURN(uint64_t block, blocks.Element(i).PositiveInteger());
+    run.block_sizes.push_back(block);
+  }
+  return Status::Ok();
+}
+
+Status ReadMatrix(const Field& root, RunDocument& run) {
+  run.kind = RunKind::kMatrix;
+  run.test = "matrix";
+  XFER_REPORT_ASSIGN_OR_RETURN(Field meta, root.Member("run"));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(meta));
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> hosts, root.OptionalMember("hosts"));
+  if (hosts && !hosts->is_null()) {
+    XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*hosts));
+  }
+  XFER_RETURN_IF_ERROR(ReadMatrixAxes(root, run));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field cells, root.Member("cells"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, cells.ArraySize());
+  std::set<std::tuple<std::string, std::string, uint64_t>> seen;
+  for (size_t i = 0; i < count; ++i) {
+    const Field where = cells.Element(i);
+    XFER_REPORT_ASSIGN_OR_RETURN(MatrixCell cell, ReadCell(where));
+    if (!seen.emplace(cell.transport, cell.direction, cell.block_size).second) {
+      return where.Error(fmt::format("{} {} block {} appears twice", cell.transport,
+                                     cell.direction, cell.block_size));
+    }
+    run.cells.push_back(std::move(cell));
+  }
+  return Status::Ok();
+}
+
+// A matrix document names its schema; a perftest one has test_info.
+Status ReadDocument(const json& document, RunDocument& run) {
+  const Field root(document, "");
+  if (!document.is_object()) {
+    return InvalidArgument(fmt::format("expected a JSON object at the top, got {}",
+                                       document.type_name()));
+  }
+  if (document.contains("schema")) {
+    XFER_REPORT_ASSIGN_OR_RETURN(Field schema, root.Member("schema"));
+    XFER_REPORT_ASSIGN_OR_RETURN(Field name, schema.Member("name"));
+    XFER_REPORT_ASSIGN_OR_RETURN(std::string schema_name, name.String());
+    if (schema_name != "xfer.matrix") {
+      return name.Error(fmt::format("unknown schema '{}' (expected xfer.matrix)", schema_name));
+    }
+    return ReadMatrix(root, run);
+  }
+  if (document.contains("test_info")) return ReadPerftest(root, run);
+  return InvalidArgument(
+      "not an xfer run: expected a perftest --json document (test_info, results) or an "
+      "xfer matrix --json document (schema xfer.matrix)");
+}
+
+}  // namespace
+
+std::string_view RunKindName(RunKind kind) {
+  switch (kind) {
+    case RunKind::kPerftestBandwidth: return "bandwidth test";
+    case RunKind::kPerftestLatency: return "latency test";
+    case RunKind::kMatrix: return "matrix";
+  }
+  return "unknown";
+}
+
+std::string_view ShortUnit(std::string_view stated_unit) {
+  const size_t space = stated_unit.find(' ');
+  return space == std::string_view::npos ? stated_unit : stated_unit.substr(0, space);
+}
+
+double BytesPerSecToUnit(double bytes_per_sec, std::string_view stated_unit) {
+  if (stated_unit == kGbits) return bytes_per_sec * 8 / 1e9;
+  return bytes_per_sec / (1024.0 * 1024.0);
+}
+
+Result<RunDocument> ParseRunDocument(std::string_view name, std::string_view text) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    // nlohmann's text starts with "[json.exception.parse_error.101] ".
+    std::string what = error.what();
+    if (const size_t end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
+    return InvalidArgument(fmt::format("{}: not valid JSON: {}", name, what));
+  }
+  RunDocument run;
+  run.name = std::string(name);
+  if (Status status = ReadDocument(document, run); !status.ok()) {
+    return InvalidArgument(fmt::format("{}: {}", name, status.message()));
+  }
+  return run;
+}
+
+Result<RunDocument> LoadRunDocument(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.good()) return IoError(fmt::format("{}: cannot read: no such file or no permission", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return IoError(fmt::format("{}: cannot read", path));
+  return ParseRunDocument(path, text.str());
+}
+
+}  // namespace xfer::report

@@ -1,0 +1,129 @@
+// A finished run read back from its JSON file, for `xfer report` and
+// `xfer compare`: a perftest test's --json document (report/json_report.h)
+// or an `xfer matrix --json` document (report/matrix/matrix_json.h).
+//
+// The file is untrusted. LoadRunDocument accepts only a document of one of
+// those two shapes whose every field it reads has the right type: sizes are
+// positive integers, figures finite and non-negative, text is text. The
+// optional fields a newer xfer adds (top-level "command_line" and
+// "fingerprint" in perftest documents; "ceiling" and "efficiency" in rows
+// and cells) are read when present and checked like the rest. Anything
+// else is refused with a message that names the file, the JSON path and the
+// problem: "b.json: results[3].MsgSize: expected a positive integer".
+//
+// Nothing is invented: a figure the file does not carry stays empty
+// (std::nullopt), and the readers say so rather than fill it in.
+#ifndef XFER_REPORT_RUN_DOCUMENT_H_
+#define XFER_REPORT_RUN_DOCUMENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "xfer/status.h"
+
+namespace xfer::report {
+
+enum class RunKind { kPerftestBandwidth, kPerftestLatency, kMatrix };
+
+// The expected goodput of the path a figure was measured on, as the run
+// recorded it. bytes_per_sec is empty when the run says it is unknown.
+struct Ceiling {
+  std::optional<double> bytes_per_sec;
+  std::string source;
+};
+
+// What a row or cell says about its ceiling; both parts are optional.
+struct EfficiencyInfo {
+  std::optional<Ceiling> ceiling;
+  std::optional<double> efficiency;  // fraction 0..1 of the ceiling
+};
+
+// One row of a bandwidth test. Bandwidths are in the document's stated
+// unit (RunDocument::bw_unit); perftest rows carry no run-to-run spread.
+struct BandwidthRow {
+  uint64_t size = 0;
+  double bw_peak = 0;
+  double bw_average = 0;
+  double msg_rate_mpps = 0;
+  EfficiencyInfo efficiency;
+};
+
+// One row of a latency test, in microseconds. Iteration-mode rows carry all
+// of t_min..p99.9; duration-mode rows (-D) carry t_avg only.
+struct LatencyRow {
+  uint64_t size = 0;
+  std::optional<double> t_min_us;
+  std::optional<double> t_typical_us;
+  double t_avg_us = 0;
+  std::optional<double> p99_us;
+  std::optional<double> p999_us;
+  EfficiencyInfo efficiency;
+};
+
+// One matrix cell. The figures are GB/s (10^9 bytes/s) and present only for
+// a cell whose status is "ok".
+struct MatrixCell {
+  std::string transport;
+  std::string direction;
+  uint64_t block_size = 0;
+  std::string block_label;
+  std::string status;  // "ok", "n/a", "failed", ...
+  std::string reason;
+  std::optional<double> median_gbps;
+  std::optional<double> min_gbps;
+  std::optional<double> max_gbps;
+  size_t samples = 0;  // timed samples behind median/min/max
+  EfficiencyInfo efficiency;
+};
+
+struct RunDocument {
+  std::string name;  // the path as given, used in every message and legend
+  RunKind kind = RunKind::kPerftestBandwidth;
+  // perftest: the test ("RDMA_Write_BW_Test") and its transport; matrix:
+  // "matrix" and "".
+  std::string test;
+  std::string transport;
+  // perftest bandwidth: the unit BW_peak/BW_average are in, as stated
+  // ("Gb/s (10^9 bit/s)" or "MiB/s (2^20 bytes/s)").
+  std::string bw_unit;
+  // As text; a matrix's argv list is joined with blanks, words that need
+  // it single-quoted. "" when the document has none.
+  std::string command_line;
+  // The host fingerprint flattened to ("hosts.initiator.kernel", "6.1.0"),
+  // in document order; empty when the document has none.
+  std::vector<std::pair<std::string, std::string>> fingerprint;
+
+  std::vector<BandwidthRow> bandwidth;  // kPerftestBandwidth
+  std::vector<LatencyRow> latency;      // kPerftestLatency
+  // kMatrix: the cells, and the axes in the order the run listed them.
+  std::vector<MatrixCell> cells;
+  std::vector<std::string> transports;
+  std::vector<std::string> directions;
+  std::vector<uint64_t> block_sizes;
+};
+
+// "bandwidth test", "latency test", "matrix".
+std::string_view RunKindName(RunKind kind);
+
+// The unit's short name for axis labels and tables ("Gb/s", "MiB/s").
+std::string_view ShortUnit(std::string_view stated_unit);
+
+// Bytes per second in the stated bandwidth unit; the unit must be one
+// ParseRunDocument accepted.
+double BytesPerSecToUnit(double bytes_per_sec, std::string_view stated_unit);
+
+// Reads `text` as the content of the file `name`. Pure; thread-safe.
+// Errors: kInvalidArgument "<name>: <where>: <problem>".
+Result<RunDocument> ParseRunDocument(std::string_view name, std::string_view text);
+
+// Reads the file at `path` and parses it. Errors: kIoError "<path>: cannot
+// read: <reason>", else as ParseRunDocument.
+Result<RunDocument> LoadRunDocument(const std::string& path);
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_RUN_DOCUMENT_H_

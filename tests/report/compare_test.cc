@@ -1,0 +1,95 @@
+// report/compare.h: ratios, spread marks, points in one run only, and the
+// refusal of runs of different kinds.
+#include "report/compare.h"
+
+#include <gtest/gtest.h>
+
+#include "report/run_builders.h"
+
+namespace xfer::report {
+namespace {
+
+using testing::BandwidthJson;
+using testing::MatrixJson;
+using testing::Parse;
+
+TEST(Compare, PerftestRatiosWithUnknownSpread) {
+  const RunDocument a = Parse("a.json", BandwidthJson({{2, 1.0}, {4, 2.0}, {8, 4.0}}));
+  const RunDocument b = Parse("b.json", BandwidthJson({{4, 3.0}, {8, 2.0}, {16, 8.0}}));
+  auto comparison = CompareRuns(a, b);
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  ASSERT_EQ(comparison->points.size(), 4u);
+  const ComparePoint& only_a = comparison->points[0];
+  EXPECT_EQ(only_a.key, "2");
+  EXPECT_FALSE(only_a.b.value.has_value());
+  EXPECT_EQ(only_a.b.missing, "not in b.json");
+  EXPECT_FALSE(only_a.ratio.has_value());
+  EXPECT_DOUBLE_EQ(*comparison->points[1].ratio, 1.5);
+  EXPECT_DOUBLE_EQ(*comparison->points[2].ratio, 0.5);
+  for (size_t i = 1; i <= 2; ++i) {
+    EXPECT_EQ(comparison->points[i].spread, Spread::kUnknown);
+    EXPECT_EQ(comparison->points[i].spread_note,
+              "unknown: perftest rows carry no run-to-run spread");
+  }
+  EXPECT_EQ(comparison->points[3].key, "16");
+  EXPECT_EQ(comparison->points[3].a.missing, "not in a.json");
+
+  const std::string text = RenderComparison(*comparison);
+  EXPECT_NE(text.find("Compared: RDMA_Write_BW_Test BW_average [Gb/s (10^9 bit/s)]"),
+            std::string::npos);
+  EXPECT_NE(text.find("1.500"), std::string::npos);
+  EXPECT_NE(text.find("0 within spread, 0 outside spread, 2 spread unknown, 2 not in both"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Compare, MatrixSpreadFromSamples) {
+  const RunDocument a = Parse("a.json", MatrixJson({{"shm", "H2rH", 16384, {10, 11, 12}},
+                                                    {"shm", "H2rH", 65536, {20, 21, 22}},
+                                                    {"tcp", "H2rH", 16384, {5}},
+                                                    {"tcp", "D2rD", 16384, {}}}));
+  const RunDocument b = Parse("b.json", MatrixJson({{"shm", "H2rH", 16384, {11.5, 13, 14}},
+                                                    {"shm", "H2rH", 65536, {30, 31, 33}},
+                                                    {"tcp", "H2rH", 16384, {6}},
+                                                    {"tcp", "D2rD", 16384, {}}}));
+  auto comparison = CompareRuns(a, b);
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  ASSERT_EQ(comparison->points.size(), 4u);
+  const ComparePoint& overlap = comparison->points[0];
+  EXPECT_EQ(overlap.key, "shm H2rH 16K");
+  EXPECT_DOUBLE_EQ(*overlap.ratio, 13.0 / 11.0);
+  EXPECT_EQ(overlap.spread, Spread::kWithin);
+  EXPECT_EQ(overlap.spread_note, "A 10.00..12.00, B 11.50..14.00");
+  const ComparePoint& apart = comparison->points[1];
+  EXPECT_DOUBLE_EQ(*apart.ratio, 31.0 / 21.0);
+  EXPECT_EQ(apart.spread, Spread::kOutside);
+  const ComparePoint& single = comparison->points[2];
+  EXPECT_DOUBLE_EQ(*single.ratio, 6.0 / 5.0);
+  EXPECT_EQ(single.spread, Spread::kUnknown);
+  EXPECT_EQ(single.spread_note, "unknown: 1 and 1 timed samples");
+  const ComparePoint& not_run = comparison->points[3];
+  EXPECT_EQ(not_run.a.missing, "n/a");
+  EXPECT_FALSE(not_run.ratio.has_value());
+
+  const std::string text = RenderComparison(*comparison);
+  EXPECT_NE(text.find("1 within spread, 1 outside spread, 1 spread unknown, 1 not in both"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Compare, RefusesDifferentKinds) {
+  const RunDocument bw = Parse("a.json", BandwidthJson({{2, 1.0}}));
+  const RunDocument read = Parse("r.json", BandwidthJson({{2, 1.0}}, "RDMA_Read_BW_Test"));
+  const RunDocument matrix = Parse("b.json", MatrixJson({{"shm", "H2rH", 16384, {1, 2, 3}}}));
+  auto mixed = CompareRuns(bw, matrix);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.status().message(),
+            "a.json is a bandwidth test (RDMA_Write_BW_Test), b.json is a matrix: compare runs of "
+            "the same kind and test");
+  auto tests = CompareRuns(bw, read);
+  ASSERT_FALSE(tests.ok());
+  EXPECT_NE(tests.status().message().find("RDMA_Read_BW_Test"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xfer::report

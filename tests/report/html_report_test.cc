@@ -1,0 +1,217 @@
+// Golden structure of `xfer report`'s HTML page (report/html/html_report.h):
+// the tables, the number of series per plot, the axis ranges, and that the
+// page is self-contained.
+#include "report/html/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/html/svg_plot.h"
+#include "report/run_builders.h"
+
+namespace xfer::report {
+namespace {
+
+using testing::BandwidthJson;
+using testing::MatrixJson;
+using testing::Parse;
+using nlohmann::json;
+
+std::string ReadTestData(const std::string& name) {
+  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+RunDocument Sample(const std::string& name) {
+  auto run = ParseRunDocument(name, ReadTestData(name));
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  return run.ok() ? *run : RunDocument{};
+}
+
+// The attributes of every <svg class="plot">, in page order.
+struct PlotInfo {
+  std::string title;
+  int series = 0;
+  int ceilings = 0;
+  std::string x_min, x_max, y_min, y_max;
+};
+
+std::vector<PlotInfo> Plots(const std::string& html) {
+  static const std::regex kSvg(
+      "<svg class=\"plot\"[^>]* data-series=\"(\\d+)\" data-ceilings=\"(\\d+)\" "
+      "data-x-min=\"([^\"]+)\" data-x-max=\"([^\"]+)\" data-y-min=\"([^\"]+)\" "
+      "data-y-max=\"([^\"]+)\"[^>]*>\n<title>([^<]*)</title>");
+  std::vector<PlotInfo> out;
+  for (std::sregex_iterator it(html.begin(), html.end(), kSvg), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    out.push_back({m[7], std::stoi(m[1]), std::stoi(m[2]), m[3], m[4], m[5], m[6]});
+  }
+  return out;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlReport, IsSelfContained) {
+  const std::vector<RunDocument> runs = {Sample("write_bw.json"), Sample("matrix.json")};
+  const std::string html = RenderHtmlReport(runs);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Count(html, "<script"), 0u);
+  EXPECT_EQ(Count(html, "<link"), 0u);
+  EXPECT_EQ(Count(html, "src="), 0u);
+  EXPECT_EQ(Count(html, "url("), 0u);
+  EXPECT_EQ(Count(html, "@import"), 0u);
+  // The only http:// is the SVG namespace name, which is never fetched.
+  EXPECT_EQ(Count(html, "http"), Count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+}
+
+TEST(HtmlReport, BandwidthSweepPlotsAndTable) {
+  const std::vector<RunDocument> runs = {Sample("write_bw.json")};
+  const std::string html = RenderHtmlReport(runs);
+  const std::vector<PlotInfo> plots = Plots(html);
+  ASSERT_EQ(plots.size(), 2u);
+  EXPECT_EQ(plots[0].title, "RDMA_Write_BW_Test: BW average");
+  EXPECT_EQ(plots[0].series, 1);
+  EXPECT_EQ(plots[0].ceilings, 0);  // this file records no ceiling
+  EXPECT_EQ(plots[0].x_min, "2");
+  EXPECT_EQ(plots[0].x_max, "8388608");
+  EXPECT_EQ(plots[0].y_min, "0");
+  EXPECT_EQ(plots[1].title, "RDMA_Write_BW_Test: message rate");
+  EXPECT_NE(html.find("BW average [MiB/s (2^20 bytes/s)]"), std::string::npos);
+  EXPECT_NE(html.find("message size [bytes, 1K = 1024]"), std::string::npos);
+  EXPECT_EQ(Count(html, "<table class=\"results\">"), 1u);
+  // Header plus one row per message size.
+  EXPECT_NE(html.find("<th>#bytes</th><th>BW peak [MiB/s]</th><th>BW average [MiB/s]</th>"
+                      "<th>MsgRate [Mpps]</th></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td>8388608</td>"), std::string::npos);
+  EXPECT_NE(html.find("No command line in this file."), std::string::npos);
+}
+
+TEST(HtmlReport, AxisRangesFollowTheData) {
+  const std::vector<RunDocument> runs = {
+      Parse("a.json", BandwidthJson({{4, 3.0}, {64, 7.5}, {1000, 11.0}}))};
+  const std::vector<PlotInfo> plots = Plots(RenderHtmlReport(runs));
+  ASSERT_EQ(plots.size(), 2u);
+  // x: the powers of two around 4..1000; y: 0 up to a 1-2-5 step above 11.
+  EXPECT_EQ(plots[0].x_min, "4");
+  EXPECT_EQ(plots[0].x_max, "1024");
+  EXPECT_EQ(plots[0].y_min, "0");
+  EXPECT_EQ(plots[0].y_max, "12");
+}
+
+TEST(HtmlReport, TwoRunsShareAxesAndCeilingsAreDashed) {
+  json with_ceiling = BandwidthJson({{2, 1.0}, {4, 2.0}, {8, 4.0}});
+  with_ceiling["results"][1]["ceiling"] = {{"bytes_per_sec", 1.25e9}, {"source", "10G port"}};
+  with_ceiling["results"][1]["efficiency"] = 0.2;
+  with_ceiling["results"][2]["ceiling"] = {{"bytes_per_sec", 1.25e9}, {"source", "10G port"}};
+  with_ceiling["results"][2]["efficiency"] = 0.4;
+  with_ceiling["results"][0]["ceiling"] = {{"bytes_per_sec", nullptr}, {"source", "unknown"}};
+  const std::vector<RunDocument> runs = {Parse("a.json", with_ceiling),
+                                         Parse("b.json", BandwidthJson({{2, 1.5}, {4, 2.5}}))};
+  const std::string html = RenderHtmlReport(runs);
+  const std::vector<PlotInfo> plots = Plots(html);
+  ASSERT_EQ(plots.size(), 2u);
+  EXPECT_EQ(plots[0].series, 2);
+  EXPECT_EQ(plots[0].ceilings, 1);
+  EXPECT_EQ(plots[0].y_max, "10");  // the 10 Gb/s ceiling sets the range
+  EXPECT_EQ(plots[1].series, 2);
+  EXPECT_NE(html.find("data-name=\"a.json: BW average\""), std::string::npos);
+  EXPECT_NE(html.find("data-name=\"b.json: BW average\""), std::string::npos);
+  EXPECT_NE(html.find("<g class=\"ceiling\" data-name=\"a.json: ceiling\" data-points=\"2\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);
+  // The efficiency columns, with the unknown kept as unknown.
+  EXPECT_NE(html.find("<th>ceiling [Gb/s]</th><th>efficiency</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>10.00 (10G port)</td><td>20.0 %</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>unknown (unknown)</td><td>unknown</td>"), std::string::npos);
+}
+
+TEST(HtmlReport, LatencyPercentiles) {
+  const std::vector<RunDocument> runs = {Sample("read_lat.json")};
+  const std::string html = RenderHtmlReport(runs);
+  const std::vector<PlotInfo> plots = Plots(html);
+  ASSERT_EQ(plots.size(), 1u);
+  EXPECT_EQ(plots[0].title, "RDMA_Read_Latency_Test: latency");
+  EXPECT_EQ(plots[0].series, 5);  // t_avg, t_min, t_typical, 99%, 99.9%
+  EXPECT_NE(html.find("data-name=\"read_lat.json: 99.9%\""), std::string::npos);
+  EXPECT_NE(html.find("<th>99.9% [usec]</th>"), std::string::npos);
+}
+
+TEST(HtmlReport, MatrixHeatTableAndOnePlotPerTransport) {
+  const RunDocument matrix = Sample("matrix.json");
+  const std::vector<RunDocument> runs = {matrix};
+  const std::string html = RenderHtmlReport(runs);
+  EXPECT_EQ(Count(html, "<table class=\"matrix\">"), 1u);
+  // A column per direction x transport, a row per block size.
+  EXPECT_NE(html.find("<th>Block</th><th>D2rD<br>shm</th><th>D2rD<br>tcp</th>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>2M</td>"), std::string::npos);
+  EXPECT_GT(Count(html, "style=\"background:hsl("), 0u);
+  const std::vector<PlotInfo> plots = Plots(html);
+  ASSERT_EQ(plots.size(), 2u);
+  EXPECT_EQ(plots[0].title, "matrix: shm");
+  EXPECT_EQ(plots[1].title, "matrix: tcp");
+  // One line per direction that measured anything (device memory is n/a here).
+  for (const PlotInfo& plot : plots) {
+    int measured = 0;
+    for (const std::string& direction : matrix.directions) {
+      for (const MatrixCell& cell : matrix.cells) {
+        if (cell.direction == direction && cell.median_gbps &&
+            cell.transport == plot.title.substr(8)) {
+          ++measured;
+          break;
+        }
+      }
+    }
+    EXPECT_EQ(plot.series, measured) << plot.title;
+    EXPECT_GT(plot.series, 0) << plot.title;
+    EXPECT_EQ(plot.x_min, "16384");
+    EXPECT_EQ(plot.x_max, "2097152");
+  }
+  EXPECT_NE(html.find("<table class=\"fingerprint\">"), std::string::npos);
+  EXPECT_NE(html.find("hosts.initiator.hostname"), std::string::npos);
+}
+
+TEST(HtmlReport, TwoMatricesShareEachTransportPlot) {
+  const std::vector<RunDocument> runs = {
+      Parse("a.json", MatrixJson({{"shm", "H2rH", 16384, {1, 2, 3}}, {"shm", "H2rH", 65536, {4, 5, 6}}})),
+      Parse("b.json", MatrixJson({{"shm", "H2rH", 16384, {2, 3, 4}}, {"tcp", "H2rH", 16384, {1, 1, 1}}}))};
+  const std::vector<PlotInfo> plots = Plots(RenderHtmlReport(runs));
+  ASSERT_EQ(plots.size(), 2u);
+  EXPECT_EQ(plots[0].title, "matrix: shm");
+  EXPECT_EQ(plots[0].series, 2);
+  EXPECT_EQ(plots[1].title, "matrix: tcp");
+  EXPECT_EQ(plots[1].series, 1);
+}
+
+TEST(HtmlReport, TextFromTheFileIsEscaped) {
+  json doc = BandwidthJson({{2, 1.0}});
+  doc["command_line"] = "xfer <script>alert(1)</script>";
+  const std::vector<RunDocument> runs = {Parse("<b>.json", doc)};
+  const std::string html = RenderHtmlReport(runs);
+  EXPECT_EQ(Count(html, "<script"), 0u);
+  EXPECT_NE(html.find("xfer &lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;.json"), std::string::npos);
+}
+
+TEST(SvgPlot, BinarySizeLabels) {
+  EXPECT_EQ(BinarySizeLabel(2), "2");
+  EXPECT_EQ(BinarySizeLabel(512), "512");
+  EXPECT_EQ(BinarySizeLabel(1024), "1K");
+  EXPECT_EQ(BinarySizeLabel(65536), "64K");
+  EXPECT_EQ(BinarySizeLabel(8388608), "8M");
+  EXPECT_EQ(BinarySizeLabel(1000), "1000");
+}
+
+}  // namespace
+}  // namespace xfer::report

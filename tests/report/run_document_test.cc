@@ -1,0 +1,256 @@
+// report/run_document.h on real --json files and on untrusted input: every
+// truncation of a valid document, foreign documents and ill-typed fields end
+// in an error that names the file and the problem.
+#include "report/run_document.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace xfer::report {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadTestData(const std::string& name) {
+  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const char* const kSamples[] = {"write_bw.json", "read_lat.json", "matrix.json"};
+
+TEST(RunDocument, ReadsRealBandwidthSweep) {
+  auto run = ParseRunDocument("w.json", ReadTestData("write_bw.json"));
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->kind, RunKind::kPerftestBandwidth);
+  EXPECT_EQ(run->test, "RDMA_Write_BW_Test");
+  EXPECT_EQ(ShortUnit(run->bw_unit), "Gb/s");
+  ASSERT_EQ(run->bandwidth.size(), 23u);  // -a: 2 B .. 8 MiB
+  EXPECT_EQ(run->bandwidth.front().size, 2u);
+  EXPECT_EQ(run->bandwidth.back().size, 8388608u);
+  EXPECT_TRUE(run->command_line.empty());  // this file predates the field
+}
+
+TEST(RunDocument, ReadsRealLatencySweep) {
+  auto run = ParseRunDocument("l.json", ReadTestData("read_lat.json"));
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->kind, RunKind::kPerftestLatency);
+  ASSERT_FALSE(run->latency.empty());
+  EXPECT_TRUE(run->latency.front().p999_us.has_value());
+}
+
+TEST(RunDocument, ReadsRealMatrix) {
+  auto run = ParseRunDocument("m.json", ReadTestData("matrix.json"));
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->kind, RunKind::kMatrix);
+  EXPECT_EQ(run->transports, (std::vector<std::string>{"shm", "tcp"}));
+  EXPECT_EQ(run->block_sizes, (std::vector<uint64_t>{16384, 65536, 2097152}));
+  // The matrix writes its argv as a list of words.
+  EXPECT_NE(run->command_line.find(" matrix --loopback --transports shm,tcp"), std::string::npos)
+      << run->command_line;
+  EXPECT_FALSE(run->fingerprint.empty());
+  size_t ok = 0;
+  for (const MatrixCell& cell : run->cells) {
+    if (cell.status != "ok") continue;
+    ++ok;
+    EXPECT_EQ(cell.samples, 3u);
+    EXPECT_LE(*cell.min_gbps, *cell.median_gbps);
+  }
+  EXPECT_GT(ok, 0u);
+}
+
+TEST(RunDocument, ReadsTheOptionalCeilingFields) {
+  json doc = json::parse(ReadTestData("write_bw.json"));
+  doc["command_line"] = "xfer write_bw --loopback -a --json w.json";
+  doc["fingerprint"] = {{"hostname", "h1"}, {"kernel", "6.1"}};
+  doc["results"][0]["ceiling"] = {{"bytes_per_sec", 1.25e9}, {"source", "port 10 Gb/s"}};
+  doc["results"][0]["efficiency"] = 0.5;
+  doc["results"][1]["ceiling"] = {{"bytes_per_sec", nullptr}, {"source", "tcp: unknown"}};
+  doc["results"][1]["efficiency"] = nullptr;
+  auto run = ParseRunDocument("w.json", doc.dump());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->command_line, "xfer write_bw --loopback -a --json w.json");
+  ASSERT_EQ(run->fingerprint.size(), 2u);
+  EXPECT_EQ(run->fingerprint[0], (std::pair<std::string, std::string>{"hostname", "h1"}));
+  const EfficiencyInfo& first = run->bandwidth[0].efficiency;
+  EXPECT_EQ(first.ceiling->bytes_per_sec, 1.25e9);
+  EXPECT_EQ(first.ceiling->source, "port 10 Gb/s");
+  EXPECT_EQ(first.efficiency, 0.5);
+  const EfficiencyInfo& second = run->bandwidth[1].efficiency;
+  ASSERT_TRUE(second.ceiling.has_value());
+  EXPECT_FALSE(second.ceiling->bytes_per_sec.has_value());
+  EXPECT_FALSE(second.efficiency.has_value());
+}
+
+// Every prefix of a valid document is refused, naming the file; none is
+// accepted as a shorter run.
+TEST(RunDocument, EveryTruncationIsAClearError) {
+  for (const char* sample : kSamples) {
+    const std::string text = ReadTestData(sample);
+    ASSERT_FALSE(text.empty()) << sample;
+    // The last bytes are whitespace after the closing brace.
+    size_t end = text.find_last_not_of(" \n\r\t");
+    for (size_t length = 0; length <= end; ++length) {
+      auto run = ParseRunDocument("cut.json", text.substr(0, length));
+      ASSERT_FALSE(run.ok()) << sample << " cut at " << length;
+      ASSERT_EQ(run.status().code(), StatusCode::kInvalidArgument);
+      ASSERT_EQ(run.status().message().rfind("cut.json: ", 0), 0u) << run.status().message();
+    }
+  }
+}
+
+struct BadCase {
+  const char* what;
+  std::function<void(json&)> edit;
+  const char* message;  // the whole message after "b.json: "
+};
+
+std::string Refusal(const std::string& sample, const BadCase& c) {
+  json doc = json::parse(ReadTestData(sample));
+  c.edit(doc);
+  auto run = ParseRunDocument("b.json", doc.dump());
+  if (run.ok()) return "accepted";
+  return run.status().message();
+}
+
+TEST(RunDocument, IllTypedBandwidthFieldsNameThePath) {
+  const BadCase cases[] = {
+      {"negative size", [](json& d) { d["results"][3]["MsgSize"] = -2; },
+       "results[3].MsgSize: expected a positive integer"},
+      {"zero size", [](json& d) { d["results"][0]["MsgSize"] = 0; },
+       "results[0].MsgSize: expected a positive integer"},
+      {"fractional size", [](json& d) { d["results"][0]["MsgSize"] = 2.5; },
+       "results[0].MsgSize: expected a positive integer"},
+      {"size as text", [](json& d) { d["results"][1]["MsgSize"] = "4"; },
+       "results[1].MsgSize: expected a positive integer"},
+      {"missing BW", [](json& d) { d["results"][2].erase("BW_average"); },
+       "results[2].BW_average: missing"},
+      {"BW as text", [](json& d) { d["results"][2]["BW_peak"] = "fast"; },
+       "results[2].BW_peak: expected a finite number >= 0, got string"},
+      {"negative BW", [](json& d) { d["results"][2]["BW_average"] = -1.5; },
+       "results[2].BW_average: expected a finite number >= 0, got -1.5"},
+      {"null rate", [](json& d) { d["results"][2]["MsgRate"] = nullptr; },
+       "results[2].MsgRate: expected a finite number >= 0, got null"},
+      {"rows not array", [](json& d) { d["results"] = json::object(); },
+       "results: expected an array, got object"},
+      {"row not object", [](json& d) { d["results"][0] = 7; },
+       "results[0]: expected an object, got number"},
+      {"no rows", [](json& d) { d["results"] = json::array(); },
+       "results: no rows: the run measured nothing"},
+      {"duplicate size", [](json& d) { d["results"][1]["MsgSize"] = 2; },
+       "results[1]: size 2 appears twice"},
+      {"unknown unit", [](json& d) { d["test_info"]["units"]["BW_average"] = "furlongs"; },
+       "test_info.units.BW_average: unknown unit 'furlongs' (expected 'Gb/s (10^9 bit/s)' or "
+       "'MiB/s (2^20 bytes/s)')"},
+      {"test not text", [](json& d) { d["test_info"]["test"] = 3; },
+       "test_info.test: expected a string, got number"},
+      {"unknown test", [](json& d) { d["test_info"]["test"] = "Foo_Test"; },
+       "test_info.test: 'Foo_Test' is no bandwidth or latency test"},
+      {"command line not text", [](json& d) { d["command_line"] = 5; },
+       "command_line: expected a string, got number"},
+      {"command line word not text", [](json& d) { d["command_line"] = {"xfer", 1}; },
+       "command_line[1]: expected a string, got number"},
+      {"fingerprint not object", [](json& d) { d["fingerprint"] = "h1"; },
+       "fingerprint: expected an object, got string"},
+      {"ceiling not object", [](json& d) { d["results"][4]["ceiling"] = 5; },
+       "results[4].ceiling: expected an object, got number"},
+      {"ceiling as text", [](json& d) { d["results"][4]["ceiling"] = {{"bytes_per_sec", "1e9"}}; },
+       "results[4].ceiling.bytes_per_sec: expected a finite number >= 0, got string"},
+      {"negative efficiency", [](json& d) { d["results"][4]["efficiency"] = -0.1; },
+       "results[4].efficiency: expected a finite number >= 0, got -0.1"},
+  };
+  for (const BadCase& c : cases) EXPECT_EQ(Refusal("write_bw.json", c), c.message) << c.what;
+}
+
+TEST(RunDocument, IllTypedLatencyAndMatrixFieldsNameThePath) {
+  const BadCase latency[] = {
+      {"missing p99", [](json& d) { d["results"][0].erase("percentile_99"); },
+       "results[0].percentile_99: missing"},
+      {"bool t_min", [](json& d) { d["results"][1]["t_min"] = true; },
+       "results[1].t_min: expected a finite number >= 0, got boolean"},
+  };
+  for (const BadCase& c : latency) EXPECT_EQ(Refusal("read_lat.json", c), c.message) << c.what;
+  const BadCase matrix[] = {
+      {"negative block", [](json& d) { d["cells"][0]["block_size"] = -16384; },
+       "cells[0].block_size: expected a positive integer"},
+      {"ok without median", [](json& d) {
+         for (auto& cell : d["cells"]) if (cell["status"] == "ok") { cell["median_gbps"] = nullptr; break; }
+       }, nullptr},
+      {"cells not array", [](json& d) { d["cells"] = "none"; },
+       "cells: expected an array, got string"},
+      {"sample as text", [](json& d) { d["cells"][0]["sample_gbps"] = {"x"}; },
+       "cells[0].sample_gbps[0]: expected a finite number >= 0, got string"},
+      {"block list", [](json& d) { d["config"]["block_sizes"][1] = "64K"; },
+       "config.block_sizes[1]: expected a positive integer"},
+      {"foreign schema", [](json& d) { d["schema"]["name"] = "nixlbench"; },
+       "schema.name: unknown schema 'nixlbench' (expected xfer.matrix)"},
+      {"duplicate cell", [](json& d) { d["cells"][1] = d["cells"][0]; }, nullptr},
+  };
+  for (const BadCase& c : matrix) {
+    const std::string message = Refusal("matrix.json", c);
+    if (c.message != nullptr) {
+      EXPECT_EQ(message, c.message) << c.what;
+    } else {
+      EXPECT_NE(message, "accepted") << c.what;
+      EXPECT_EQ(message.rfind("cells[", 0), 0u) << c.what << ": " << message;
+    }
+  }
+}
+
+TEST(RunDocument, ForeignAndMalformedDocumentsAreRefused) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"[1, 2, 3]", "b.json: expected a JSON object at the top, got array"},
+      {"\"text\"", "b.json: expected a JSON object at the top, got string"},
+      {"{}",
+       "b.json: not an xfer run: expected a perftest --json document (test_info, results) or an "
+       "xfer matrix --json document (schema xfer.matrix)"},
+      {R"({"benchmark": "nixlbench", "results": []})",
+       "b.json: not an xfer run: expected a perftest --json document (test_info, results) or an "
+       "xfer matrix --json document (schema xfer.matrix)"},
+      {R"({"test_info": 1})", "b.json: test_info: expected an object, got number"},
+      {R"({"test_info": {"test": "RDMA_Write_BW_Test"}})", "b.json: test_info.units: missing"},
+      {R"({"schema": {"name": "xfer.matrix"}})", "b.json: run: missing"},
+      {R"({"schema": []})", "b.json: schema: expected an object, got array"},
+  };
+  for (const auto& [text, message] : cases) {
+    auto run = ParseRunDocument("b.json", text);
+    ASSERT_FALSE(run.ok()) << text;
+    EXPECT_EQ(run.status().message(), message);
+  }
+  for (const char* text : {"", "NaN", "{\"test_info\": NaN}", "{\"a\": 1,}", "\x01\x02"}) {
+    auto run = ParseRunDocument("b.json", text);
+    ASSERT_FALSE(run.ok()) << text;
+    EXPECT_EQ(run.status().message().rfind("b.json: not valid JSON: ", 0), 0u)
+        << run.status().message();
+  }
+}
+
+// 1e999 parses as infinity; a figure must be finite.
+TEST(RunDocument, OverflowingNumbersAreRefused) {
+  json bad = json::parse(ReadTestData("write_bw.json"));
+  bad["results"][0]["BW_average"] = 0;
+  std::string text = bad.dump();
+  const size_t zero = text.find("\"BW_average\":0");
+  ASSERT_NE(zero, std::string::npos);
+  text.replace(zero, 14, "\"BW_average\":1e999");
+  auto run = ParseRunDocument("b.json", text);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message().rfind("b.json: ", 0), 0u) << run.status().message();
+}
+
+TEST(RunDocument, MissingFileNamesThePath) {
+  auto run = LoadRunDocument("/nonexistent/x.json");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message().rfind("/nonexistent/x.json: cannot read", 0), 0u);
+}
+
+}  // namespace
+}  // namespace xfer::report
