@@ -315,8 +315,11 @@ Result<RunDocument> ParseRunDocument(std::string_view name, std::string_view tex
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::parse_error& error) {
-    // nlohmann's text starts with "[json.exception.parse_error.101] ".
+  } catch (const json::exception& error) {
+    // Not only parse_error: a number such as 1e999 overflows a double and
+    // throws out_of_range.406, and any nlohmann exception escaping here would
+    // end the process on untrusted input. The text starts with
+    // "[json.exception.<kind>.<id>] ".
     std::string what = error.what();
     if (const size_t end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
     return InvalidArgument(fmt::format("{}: not valid JSON: {}", name, what));

@@ -32,7 +32,7 @@ TEST(RunDocument, ReadsRealBandwidthSweep) {
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->kind, RunKind::kPerftestBandwidth);
   EXPECT_EQ(run->test, "RDMA_Write_BW_Test");
-  EXPECT_EQ(ShortUnit(run->bw_unit), "Gb/s");
+  EXPECT_EQ(ShortUnit(run->bw_unit), "MiB/s");  // the sample was written with the MiB/s default
   ASSERT_EQ(run->bandwidth.size(), 23u);  // -a: 2 B .. 8 MiB
   EXPECT_EQ(run->bandwidth.front().size, 2u);
   EXPECT_EQ(run->bandwidth.back().size, 8388608u);
@@ -167,7 +167,9 @@ TEST(RunDocument, IllTypedBandwidthFieldsNameThePath) {
       {"negative efficiency", [](json& d) { d["results"][4]["efficiency"] = -0.1; },
        "results[4].efficiency: expected a finite number >= 0, got -0.1"},
   };
-  for (const BadCase& c : cases) EXPECT_EQ(Refusal("write_bw.json", c), c.message) << c.what;
+  for (const BadCase& c : cases) {
+    EXPECT_EQ(Refusal("write_bw.json", c), std::string("b.json: ") + c.message) << c.what;
+  }
 }
 
 TEST(RunDocument, IllTypedLatencyAndMatrixFieldsNameThePath) {
@@ -177,7 +179,9 @@ TEST(RunDocument, IllTypedLatencyAndMatrixFieldsNameThePath) {
       {"bool t_min", [](json& d) { d["results"][1]["t_min"] = true; },
        "results[1].t_min: expected a finite number >= 0, got boolean"},
   };
-  for (const BadCase& c : latency) EXPECT_EQ(Refusal("read_lat.json", c), c.message) << c.what;
+  for (const BadCase& c : latency) {
+    EXPECT_EQ(Refusal("read_lat.json", c), std::string("b.json: ") + c.message) << c.what;
+  }
   const BadCase matrix[] = {
       {"negative block", [](json& d) { d["cells"][0]["block_size"] = -16384; },
        "cells[0].block_size: expected a positive integer"},
@@ -197,10 +201,10 @@ TEST(RunDocument, IllTypedLatencyAndMatrixFieldsNameThePath) {
   for (const BadCase& c : matrix) {
     const std::string message = Refusal("matrix.json", c);
     if (c.message != nullptr) {
-      EXPECT_EQ(message, c.message) << c.what;
+      EXPECT_EQ(message, std::string("b.json: ") + c.message) << c.what;
     } else {
       EXPECT_NE(message, "accepted") << c.what;
-      EXPECT_EQ(message.rfind("cells[", 0), 0u) << c.what << ": " << message;
+      EXPECT_EQ(message.rfind("b.json: cells[", 0), 0u) << c.what << ": " << message;
     }
   }
 }
