@@ -6,11 +6,13 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/bench_params.h"
+#include "bench/ceiling.h"
 #include "bench/results.h"
 
 namespace xfer::bench {
@@ -60,6 +62,9 @@ struct RunInfo {
   bool peak_disabled = false;
   bool results_from_peer = false;  // this side prints numbers the peer measured
   std::optional<VerbsRunInfo> verbs;  // set by RDMA verbs runs only
+  // The path's ceiling by message size, when the run records it
+  // (BenchParams::RecordsCeiling); empty otherwise and for latency tests.
+  std::map<uint64_t, Ceiling> ceilings;
 };
 
 // Called from the thread that runs the benchmark, in this order:

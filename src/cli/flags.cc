@@ -256,7 +256,12 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
   std::vector<std::string> args;
   for (int i = 2; i < argc && argv[i] != nullptr; ++i)
     args.emplace_back(argv[i]);
-  return ParseTest(*test, args, config);
+  auto command = ParseTest(*test, args, config);
+  if (command.ok() && command->action == Action::kRun) {
+    for (int i = 0; i < argc && argv[i] != nullptr; ++i)
+      command->params.command_line.emplace_back(argv[i]);
+  }
+  return command;
 }
 
 }  // namespace xfer::cli

@@ -171,7 +171,12 @@ int main(int argc, char** argv) {
   xfer::report::ConsoleReporter reporter(params, stdout);
   xfer::Status status = xfer::perftest::RunBenchmark(params, reporter);
   reporter.Finish();
-  if (xfer::Status json = reporter.WriteJson(params.json_path); !json.ok()) {
+  const nlohmann::json provenance =
+      params.json_path.empty()
+          ? nlohmann::json()
+          : xfer::report::RunProvenanceJson(params.command_line,
+                                            xfer::report::ProbeHost(xfer::cli::XferVersion()));
+  if (xfer::Status json = reporter.WriteJson(params.json_path, provenance); !json.ok()) {
     std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
     if (status.ok()) status = json;
   }
