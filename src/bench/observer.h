@@ -32,6 +32,7 @@ struct QpAddress {
 // The verbs block of perftest's header (ctx_print_test_info).
 struct VerbsRunInfo {
   std::string device;                 // "mlx5_0"
+  int ib_port = 1;                    // its port (-i)
   std::string transport_type = "IB";  // "IB" or "IW"
   std::string connection = "RC";      // "RC", "UC", "UD"
   uint32_t mtu_bytes = 0;             // the MTU both sides settled on

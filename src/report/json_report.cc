@@ -93,6 +93,7 @@ void AddVerbsInfo(const TestInfo& info, json& out) {
   out["Connection_type"] = verbs.connection;
   out["Dual_port"] = kVerbsDualPort;
   out["Device"] = verbs.device;
+  out["ib_port"] = verbs.ib_port;
   out["Transport_type"] = verbs.transport_type;
   out["Using_SRQ"] = kVerbsUsingSrq;
   out["PCIe_relax_order"] = OnOff(verbs.pcie_relaxed_ordering);

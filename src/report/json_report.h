@@ -24,7 +24,7 @@
 //
 // RDMA verbs runs (TestInfo::verbs set) add perftest's verbs keys to
 // test_info, with the header's values: "Connection_type" (the QP type: RC,
-// UC, UD), "Dual_port", "Device",
+// UC, UD), "Dual_port", "Device", "ib_port" (xfer's: the port, -i),
 // "Transport_type", "Using_SRQ", "PCIe_relax_order", "ibv_wr_API", "Mtu"
 // [bytes], "Link_type", "GID_index" (only when a GID is used),
 // "Max_inline_data" [bytes] or "Outstand_reads", "rdma_cm_QPs",
