@@ -9,6 +9,7 @@
 
 #include "cli/couplings.h"
 #include "cli/devices_flags.h"
+#include "cli/doctor_flags.h"
 #include "cli/flag_spec.h"
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
@@ -235,6 +236,12 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
     for (int i = 2; i < argc && argv[i] != nullptr; ++i)
       args.emplace_back(argv[i]);
     return ParseDevicesCommand(args);
+  }
+  if (first == kDoctorCommand) {
+    std::vector<std::string> args;
+    for (int i = 2; i < argc && argv[i] != nullptr; ++i)
+      args.emplace_back(argv[i]);
+    return ParseDoctorCommand(args);
   }
   if (first == kMatrixCommand) {
     std::vector<std::string> args;

@@ -70,13 +70,25 @@ struct DevicesRequest {
   std::string json_path;  // --json: also write the listing here; "" = no
 };
 
+// `xfer doctor [-d NAME] [-i PORT] [--run FILE] [--json FILE]
+// [--sysfs-root DIR]` (cli/doctor_flags.h).
+struct DoctorRequest {
+  std::string device;          // -d/--ib-dev: "" = the run's device, else all
+  int port = 0;                // -i/--ib-port: 0 = the run's port, else all
+  std::string run_path;        // --run: "" = no run to judge
+  std::string json_path;       // --json: "" = no file
+  std::string sysfs_root = "/";
+};
+
 struct ParsedCommand {
-  enum class Action { kRun, kHelp, kVersion, kDevices, kMatrix };
+  enum class Action { kRun, kHelp, kVersion, kDevices, kMatrix, kDoctor };
   Action action = Action::kRun;
   // kRun: the benchmark to run. Defaults otherwise.
   bench::BenchParams params;
   // kDevices: what to list. Defaults otherwise.
   DevicesRequest devices;
+  // kDoctor: what to diagnose. Defaults otherwise.
+  DoctorRequest doctor;
   // kMatrix: the matrix to run (cli/matrix_flags.h). Defaults otherwise.
   matrix::MatrixConfig matrix;
   // kHelp: the usage screen; kVersion: the version line. Print as is (it

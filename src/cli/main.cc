@@ -18,6 +18,7 @@
 #include "cli/version.h"
 #include "common/socket.h"
 #include "common/stop_signal.h"
+#include "doctor/doctor_command.h"
 #include "perftest/run_benchmark.h"
 #include "report/console_reporter.h"
 #include "report/device_report.h"
@@ -78,6 +79,17 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
     }
   }
   return 0;
+}
+
+// `xfer doctor`: the findings on stdout; exit 1 on a bad --run file, no
+// device, or an unwritable --json (doctor/doctor_command.h).
+int RunDoctor(const xfer::cli::DoctorRequest& request) {
+  xfer::doctor::DoctorOptions options;
+  options.device = request.device;
+  if (request.port > 0) options.port = request.port;
+  options.run_path = request.run_path;
+  options.sysfs_root = request.sysfs_root;
+  return xfer::doctor::RunDoctorCommand(options, request.json_path, stdout, stderr);
 }
 
 int Fail(const char* what, const xfer::Status& status) {
@@ -150,6 +162,9 @@ int main(int argc, char** argv) {
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kDevices) {
     return RunDevices(command->devices);
+  }
+  if (command->action == xfer::cli::ParsedCommand::Action::kDoctor) {
+    return RunDoctor(command->doctor);
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kMatrix) {
     return RunMatrix(command->matrix);
