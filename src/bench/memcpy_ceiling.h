@@ -13,7 +13,7 @@ namespace xfer::bench {
 
 struct MemcpyTiming {
   int trials = 5;                                      // the best one counts
-  std::chrono::microseconds trial_time{4000};          // at least, per trial
+  std::chrono::microseconds trial_time{8000};          // at least, per trial
 };
 
 // Bytes/s of memcpy on the calling thread, copying `span` bytes in

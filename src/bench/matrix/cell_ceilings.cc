@@ -11,10 +11,12 @@ namespace xfer::matrix {
 bench::Ceiling CellCeilings::MeasuredCopy(uint64_t block) {
   if (auto known = copies_.find(block); known != copies_.end()) return known->second;
   const uint64_t span = std::max(block, std::min(transfer_size_, kMaxCopySpan) / block * block);
-  auto rate = bench::MeasureMemcpy(block, span);
+  // Longer than a perftest size's trials: a sample spans the whole buffer,
+  // so each trial must too, several times.
+  auto rate = bench::MeasureMemcpy(block, span, {7, std::chrono::milliseconds(20)});
   bench::Ceiling ceiling =
       rate.ok() ? bench::Ceiling{*rate, fmt::format("single-core memcpy in blocks of the block "
-                                                    "size across {} MiB on this host (best of 5 "
+                                                    "size across {} MiB on this host (best of 7 "
                                                     "trials, measured before the cells)",
                                                     span >> 20)}
                 : bench::Ceiling::Unknown(rate.status().message());
