@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <regex>
 
 namespace xfer::doctor {
 namespace {
@@ -13,6 +14,13 @@ constexpr int64_t kQemuRootPortDevice = 0x000c;
 
 bool HasLink(const SysfsReader& sysfs, const std::string& dir) {
   return sysfs.Exists(dir + "/current_link_speed");
+}
+
+// Whether `dir` names a PCI function: its last component is a bus address
+// "dddd:bb:dd.f" (a virtio or net child below it has a vendor file too).
+bool IsPciFunction(const std::string& dir) {
+  static const std::regex kAddress("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
+  return std::regex_match(dir.substr(dir.find_last_of('/') + 1), kAddress);
 }
 
 std::string VirtualLabel(const Reading<int64_t>& vendor, const Reading<int64_t>& device) {
@@ -72,7 +80,21 @@ PciePath ReadPciePath(const SysfsReader& sysfs, const std::optional<std::string>
     return path;
   }
   std::string dir = *device_path;
-  while (dir != "/" && !HasLink(sysfs, dir)) dir = ParentPath(dir);
+  std::string function;  // the first PCI function on the way up, linked or not
+  while (dir != "/" && !HasLink(sysfs, dir)) {
+    if (function.empty() && IsPciFunction(dir)) function = dir;
+    dir = ParentPath(dir);
+  }
+  if (dir == "/" && !function.empty()) {
+    // A function on the root complex itself (conventional PCI, or an
+    // integrated endpoint) has no link registers: nothing to read, and
+    // nothing to invent.
+    path.absent_reason = fmt::format(
+        "no PCIe link on this path ({} sits on the root complex and has no PCIe link)",
+        function.substr(function.find_last_of('/') + 1));
+    path.numa_node = sysfs.ReadInteger(function + "/numa_node");
+    return path;
+  }
   if (dir == "/") {
     path.absent_reason = fmt::format("no PCIe link on this path ({} has no PCI function above it)", *device_path);
     path.numa_node = Reading<int64_t>::Unknown("no PCI device");
