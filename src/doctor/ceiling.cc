@@ -188,6 +188,36 @@ void PickBinding(Ceiling& ceiling) {
                                         : Reading<double>::Unknown(ceiling.incomplete);
 }
 
+// "40 Gb/s QDR" (IB) or "10 Gb/s" (RoCE): the port's link as the sentence
+// below names it; "" when unknown.
+std::string PortLinkText(const PathReading& path) {
+  if (path.port.is_ethernet()) {
+    if (path.netdev && path.netdev->speed_mbps.known()) {
+      return fmt::format("{} Gb/s", FormatNumber(static_cast<double>(*path.netdev->speed_mbps.value) / 1000.0));
+    }
+    return "";
+  }
+  if (!path.port.rate.known()) return "";
+  const PortRate& rate = *path.port.rate.value;
+  return fmt::format("{} Gb/s{}{}", FormatNumber(rate.gbps), rate.speed_name.empty() ? "" : " ", rate.speed_name);
+}
+
+// When a PCIe link binds below a known port factor, one sentence saying so
+// (issue 11): "PCIe 2.0 x4 limits this port to 1.803 GB/s, below the 40 Gb/s
+// QDR link". Factors are [port, hops...], so factor i >= 1 is hop i − 1.
+void AddPcieBindsWarning(const PathReading& path, const Ceiling& ceiling, std::vector<std::string>& warnings) {
+  if (!ceiling.binding || *ceiling.binding == 0 || ceiling.factors.empty()) return;
+  const CeilingFactor& port = ceiling.factors.front();
+  const CeilingFactor& pcie = ceiling.factors[*ceiling.binding];
+  if (!port.bytes_per_s.known() || *pcie.bytes_per_s.value >= *port.bytes_per_s.value) return;
+  const PcieHop& hop = path.pcie.hops.at(*ceiling.binding - 1);
+  const std::string link = PortLinkText(path);
+  warnings.push_back(fmt::format("{} x{}{} limits this port to {} GB/s, below the {} link",
+                                 PcieGenerationName(*hop.current.speed_gts.value), *hop.current.width.value,
+                                 hop.is_virtual() ? " (virtual)" : "", FormatFixed(*pcie.bytes_per_s.value / 1e9, 3),
+                                 link.empty() ? "port's" : link));
+}
+
 }  // namespace
 
 std::string PcieGenerationName(double gigatransfers_per_s) {
@@ -210,6 +240,7 @@ Ceiling ComputeCeiling(const PathReading& path, const CeilingOptions& options) {
   PickBinding(ceiling);
   ceiling.source = JoinSources(ceiling.factors);
   if (path.pcie.hops.empty()) ceiling.source += "; " + path.pcie.absent_reason;
+  AddPcieBindsWarning(path, ceiling, ceiling.warnings);
   AddPortWarnings(path, ceiling.active_mtu, ceiling.warnings);
   AddPcieWarnings(path.pcie, ceiling.warnings);
   return ceiling;
