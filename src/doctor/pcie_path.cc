@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
-#include <regex>
+#include <string_view>
 
 namespace xfer::doctor {
 namespace {
@@ -19,8 +20,17 @@ bool HasLink(const SysfsReader& sysfs, const std::string& dir) {
 // Whether `dir` names a PCI function: its last component is a bus address
 // "dddd:bb:dd.f" (a virtio or net child below it has a vendor file too).
 bool IsPciFunction(const std::string& dir) {
-  static const std::regex kAddress("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-  return std::regex_match(dir.substr(dir.find_last_of('/') + 1), kAddress);
+  const std::string_view name = std::string_view(dir).substr(dir.find_last_of('/') + 1);
+  constexpr std::string_view kShape = "hhhh:hh:hh.f";
+  if (name.size() != kShape.size()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool ok = kShape[i] == 'h'   ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                    : kShape[i] == 'f' ? c >= '0' && c <= '7'
+                                       : c == kShape[i];
+    if (!ok) return false;
+  }
+  return true;
 }
 
 std::string VirtualLabel(const Reading<int64_t>& vendor, const Reading<int64_t>& device) {
