@@ -21,3 +21,11 @@ done
 # release build's verbs suite there (tests/softroce/run.sh).
 echo "=== verbs: Soft-RoCE VM"
 scripts/softroce-vm --timeout 1800 -- bash tests/softroce/run.sh build/release
+
+# `xfer doctor` on what a real kernel reports: a second VM with two
+# virtio-net NICs, one at 25 Gb/s on the root complex (brought to 10 Gb/s
+# inside), one behind a root port that trained below its capability
+# (tests/softroce/doctor.sh).
+echo "=== doctor: Soft-RoCE VM with virtio-net NICs"
+scripts/softroce-vm --timeout 600 --mtu 9000 --nic 25000 --nic 25000:5x4 -- \
+  bash tests/softroce/doctor.sh build/release

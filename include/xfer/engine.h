@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xfer/data_mover.h"
 #include "xfer/memory.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
@@ -82,6 +83,7 @@ struct ConnectOptions {
 struct PeerInfo {
   std::string name;       // the peer's EngineOptions::name
   std::string transport;  // the transport carrying this connection
+  DataMover data_mover = DataMover::kKernel;  // that transport's
   uint32_t streams = 0;
   // Whether that transport moves CUDA device memory (MemoryKind::kCuda);
   // where it does not, Submit refuses device memory on this connection.

@@ -2,12 +2,14 @@
 # Runs inside the Soft-RoCE VM, chrooted into the host's root, with
 # stdout/stderr on ttyS1. Started by the VM's /init (see init), which has
 # already mounted everything and copied the run folder to kRunDir:
-#   conf        bash: MTU (of the veth pair)
+#   conf        bash: MTU (of the veth pair and the NICs), NIC_COUNT
 #   command.sh  bash: environment, cd, exec of the user's command
 #
 # Contract: waits for the rdma modules, creates vethA 169.254.77.1/24 <->
 # vethB 169.254.77.2/24 with rxe0 on vethA and rxe1 on vethB, waits until
-# both ports are PORT_ACTIVE, runs command.sh, then writes
+# both ports are PORT_ACTIVE; for each of NIC_COUNT virtio-net NICs (found
+# by the MAC the harness gave it) names it nicI, gives it 169.254.78.(I+1)/24
+# and rxe(I+2), and waits for that port too; then runs command.sh, then writes
 # "xfer-softroce: exit=N" (N = the command's exit status) to /dev/kmsg and
 # exits 0. If the setup fails it writes "xfer-softroce: setup failed: WHY"
 # instead and exits 1; the command does not run.
@@ -83,9 +85,39 @@ EOF
   rdma -b "$kRunDir/rdma.batch"
 }
 
+# The interface whose MAC is $1, or nothing.
+interface_with_mac() {
+  local dev
+  for dev in /sys/class/net/*; do
+    [[ $(<"$dev/address") == "$1" ]] && echo "${dev##*/}" && return
+  done
+  return 0
+}
+
+# The harness's nic_mac, for the guest.
+nic_mac() { printf '52:54:00:77:00:%02x' "$(($1 + 1))"; }
+
+# virtio_net loads with the rdma group, so the interfaces exist by now.
+create_nic_rxes() {
+  local i dev
+  for ((i = 0; i < NIC_COUNT; i++)); do
+    wait_for test -n "$(interface_with_mac "$(nic_mac "$i")")" ||
+      setup_failed "no interface with MAC $(nic_mac "$i") (virtio_net not loaded?)"
+    dev=$(interface_with_mac "$(nic_mac "$i")")
+    ip link set dev "$dev" name "nic$i"
+    configure_sysctls "nic$i"
+    ip link set dev "nic$i" mtu "$MTU"
+    ip addr add "169.254.78.$((i + 1))/24" dev "nic$i"
+    ip link set dev "nic$i" up
+    rdma link add "rxe$((i + 2))" type rxe netdev "nic$i"
+  done
+}
+
 ports_active() {
-  local dev state
-  for dev in rxe0 rxe1; do
+  local dev state i
+  local devices=(rxe0 rxe1)
+  for ((i = 0; i < NIC_COUNT; i++)); do devices+=("rxe$((i + 2))"); done
+  for dev in "${devices[@]}"; do
     read -r state <"/sys/class/infiniband/$dev/ports/1/state" || return 1
     [[ $state == *ACTIVE* ]] || return 1
   done
@@ -109,8 +141,9 @@ main() {
   trap 'setup_failed "line $LINENO: $BASH_COMMAND"' ERR
   wait_modules
   create_rxe_pair
+  create_nic_rxes
   wait_for ports_active 2>/dev/null ||
-    setup_failed "rxe0/rxe1 not PORT_ACTIVE within ${kWaitSeconds}s"
+    setup_failed "the rxe ports not PORT_ACTIVE within ${kWaitSeconds}s"
   trap - ERR
 
   local status=0

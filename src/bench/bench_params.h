@@ -91,6 +91,11 @@ struct BenchParams {
   std::optional<int> cuda_device;
   std::string cuda_bus_id;
   std::string json_path;        // --json FILE
+  // The words typed, argv[0] first: recorded in the JSON document.
+  std::vector<std::string> command_line;
+  // --efficiency: the bandwidth table gains the ceiling of the path and
+  // the measured fraction of it (bench/run_ceilings.h).
+  bool efficiency = false;
   std::chrono::milliseconds timeout{10000};  // --timeout: every wait on the peer
   // --accept_timeout: how long a server waits for its client to show up.
   std::chrono::milliseconds accept_timeout{600000};
@@ -104,6 +109,10 @@ struct BenchParams {
 
   // Message sizes this run covers, ascending.
   std::vector<uint64_t> Sizes() const;
+
+  // Whether the run measures its path's ceiling: for the efficiency column
+  // or for the JSON document, which always records it.
+  bool RecordsCeiling() const { return efficiency || !json_path.empty(); }
 };
 
 inline std::vector<uint64_t> BenchParams::Sizes() const {

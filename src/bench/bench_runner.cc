@@ -10,6 +10,7 @@
 #include "bench/latency_runner.h"
 #include "bench/loopback.h"
 #include "bench/receive_loop.h"
+#include "bench/run_ceilings.h"
 #include "bench/statistics.h"
 #include "bench/warm_up.h"
 
@@ -246,10 +247,12 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   info.rx_depth = settings->rx_depth;
   info.peak_disabled = settings->peak_disabled;
   info.results_from_peer = server && ServerPrintsPeerResults(params);
+  const auto sizes = params.Sizes();
+  // Measured before the first size, while the peer waits at its barrier.
+  if (params.RecordsCeiling()) info.ceilings = RunCeilings(params, session.peer_info, sizes);
   observer.OnStart(info);
 
   const BufferLayout layout = LayoutFor(params);
-  const auto sizes = params.Sizes();
   for (uint32_t i = 0; i < sizes.size(); ++i) {
     const SizeStep step{params, *settings, duration, layout, session, observer, i, sizes[i]};
     XFER_RETURN_IF_ERROR(server ? ServerStep(step) : ClientStep(step));

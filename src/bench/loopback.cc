@@ -73,6 +73,10 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer,
   BenchParams server = params;
   server.role = Role::kServer;
   server.accept_timeout = params.timeout;
+  // The silent child reports nothing, so it measures no ceiling either
+  // (that would also take memory bandwidth from the parent's).
+  server.efficiency = false;
+  server.json_path.clear();
   // Forked before any engine or thread exists in this process. The child's
   // observer stays quiet: the parent prints the table, and the child's
   // error comes back through Finish, so that it is printed once.

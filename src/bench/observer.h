@@ -6,11 +6,13 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/bench_params.h"
+#include "bench/ceiling.h"
 #include "bench/results.h"
 
 namespace xfer::bench {
@@ -30,6 +32,7 @@ struct QpAddress {
 // The verbs block of perftest's header (ctx_print_test_info).
 struct VerbsRunInfo {
   std::string device;                 // "mlx5_0"
+  int ib_port = 1;                    // its port (-i)
   std::string transport_type = "IB";  // "IB" or "IW"
   std::string connection = "RC";      // "RC", "UC", "UD"
   uint32_t mtu_bytes = 0;             // the MTU both sides settled on
@@ -60,6 +63,9 @@ struct RunInfo {
   bool peak_disabled = false;
   bool results_from_peer = false;  // this side prints numbers the peer measured
   std::optional<VerbsRunInfo> verbs;  // set by RDMA verbs runs only
+  // The path's ceiling by message size, when the run records it
+  // (BenchParams::RecordsCeiling); empty otherwise and for latency tests.
+  std::map<uint64_t, Ceiling> ceilings;
 };
 
 // Called from the thread that runs the benchmark, in this order:

@@ -243,6 +243,9 @@ constexpr FlagSpec kCoreFlags[] = {
      SetSeconds<&BenchParams::accept_timeout>},
     {'\0', "json", "<file>", S::kAll, G::kXfer,
      "Also write the results as JSON to <file>", nullptr, ApplyJson},
+    {'\0', "efficiency", "", S::kBandwidth, G::kXfer,
+     "Add the path's ceiling and the measured fraction of it to the table", nullptr,
+     SetTrue<&BenchParams::efficiency>},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "cli/couplings.h"
 #include "cli/devices_flags.h"
+#include "cli/doctor_flags.h"
 #include "cli/flag_spec.h"
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
@@ -237,10 +238,18 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
       args.emplace_back(argv[i]);
     return ParseDevicesCommand(args);
   }
+  if (first == kDoctorCommand) {
+    std::vector<std::string> args;
+    for (int i = 2; i < argc && argv[i] != nullptr; ++i)
+      args.emplace_back(argv[i]);
+    return ParseDoctorCommand(args);
+  }
   if (first == kReportCommand || first == kCompareCommand) {
     std::vector<std::string> args;
-    for (int i = 2; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
-    return first == kReportCommand ? ParseReportCommand(args) : ParseCompareCommand(args);
+    for (int i = 2; i < argc && argv[i] != nullptr; ++i)
+      args.emplace_back(argv[i]);
+    return first == kReportCommand ? ParseReportCommand(args)
+                                   : ParseCompareCommand(args);
   }
   if (first == kMatrixCommand) {
     std::vector<std::string> args;
@@ -262,7 +271,12 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
   std::vector<std::string> args;
   for (int i = 2; i < argc && argv[i] != nullptr; ++i)
     args.emplace_back(argv[i]);
-  return ParseTest(*test, args, config);
+  auto command = ParseTest(*test, args, config);
+  if (command.ok() && command->action == Action::kRun) {
+    for (int i = 0; i < argc && argv[i] != nullptr; ++i)
+      command->params.command_line.emplace_back(argv[i]);
+  }
+  return command;
 }
 
 }  // namespace xfer::cli

@@ -83,13 +83,27 @@ struct CompareRequest {
   std::string b;
 };
 
+// `xfer doctor [-d NAME] [-i PORT] [--run FILE] [--json FILE]
+// [--sysfs-root DIR]` (cli/doctor_flags.h).
+struct DoctorRequest {
+  std::string device;          // -d/--ib-dev: "" = the run's device, else all
+  int port = 0;                // -i/--ib-port: 0 = the run's port, else all
+  std::string run_path;        // --run: "" = no run to judge
+  std::string json_path;       // --json: "" = no file
+  std::string sysfs_root = "/";
+};
+
 struct ParsedCommand {
-  enum class Action { kRun, kHelp, kVersion, kDevices, kMatrix, kReport, kCompare };
+  enum class Action {
+    kRun, kHelp, kVersion, kDevices, kMatrix, kDoctor, kReport, kCompare
+  };
   Action action = Action::kRun;
   // kRun: the benchmark to run. Defaults otherwise.
   bench::BenchParams params;
   // kDevices: what to list. Defaults otherwise.
   DevicesRequest devices;
+  // kDoctor: what to diagnose. Defaults otherwise.
+  DoctorRequest doctor;
   // kMatrix: the matrix to run (cli/matrix_flags.h). Defaults otherwise.
   matrix::MatrixConfig matrix;
   // kReport / kCompare: the files to read (cli/report_flags.h).

@@ -143,6 +143,8 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
       "  xfer <test> --help                options of one test\n"
       "  xfer devices [-d <dev>] [--json <file>]\n"
       "                                    list RDMA devices, ports and GIDs\n"
+      "  xfer doctor [-d <dev>] [--run <run.json>]\n"
+      "                                    what limits RDMA bandwidth here; judge a run\n"
       "  xfer matrix [options] [<host>|--loopback]\n"
       "                                    HIXL-style bandwidth matrix on libxfer\n"
       "  xfer report RUN.json... -o <file> [--markdown]\n"

@@ -19,6 +19,7 @@
 #include "cli/version.h"
 #include "common/socket.h"
 #include "common/stop_signal.h"
+#include "doctor/doctor_command.h"
 #include "perftest/run_benchmark.h"
 #include "report/compare.h"
 #include "report/console_reporter.h"
@@ -84,6 +85,17 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
     }
   }
   return 0;
+}
+
+// `xfer doctor`: the findings on stdout; exit 1 on a bad --run file, no
+// device, or an unwritable --json (doctor/doctor_command.h).
+int RunDoctor(const xfer::cli::DoctorRequest& request) {
+  xfer::doctor::DoctorOptions options;
+  options.device = request.device;
+  if (request.port > 0) options.port = request.port;
+  options.run_path = request.run_path;
+  options.sysfs_root = request.sysfs_root;
+  return xfer::doctor::RunDoctorCommand(options, request.json_path, stdout, stderr);
 }
 
 int Fail(const char* what, const xfer::Status& status) {
@@ -195,6 +207,9 @@ int main(int argc, char** argv) {
   if (command->action == xfer::cli::ParsedCommand::Action::kDevices) {
     return RunDevices(command->devices);
   }
+  if (command->action == xfer::cli::ParsedCommand::Action::kDoctor) {
+    return RunDoctor(command->doctor);
+  }
   if (command->action == xfer::cli::ParsedCommand::Action::kMatrix) {
     return RunMatrix(command->matrix);
   }
@@ -221,7 +236,12 @@ int main(int argc, char** argv) {
   xfer::report::ConsoleReporter reporter(params, stdout);
   xfer::Status status = xfer::perftest::RunBenchmark(params, reporter);
   reporter.Finish();
-  if (xfer::Status json = reporter.WriteJson(params.json_path); !json.ok()) {
+  const nlohmann::json provenance =
+      params.json_path.empty()
+          ? nlohmann::json()
+          : xfer::report::RunProvenanceJson(params.command_line,
+                                            xfer::report::ProbeHost(xfer::cli::XferVersion()));
+  if (xfer::Status json = reporter.WriteJson(params.json_path, provenance); !json.ok()) {
     std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
     if (status.ok()) status = json;
   }

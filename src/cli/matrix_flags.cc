@@ -30,6 +30,7 @@ struct MatrixText {
   bool loopback = false;
   bool verify = false;
   bool quiet = false;
+  bool efficiency = false;
   std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
       loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
       use_cuda,
@@ -59,6 +60,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   Text(app, "--remote_memory", t.remote_memory, "target host memory (default host)");
   Text(app, "--streams", t.streams, "engine streams per connection, 1..64 (default 1)");
   app.add_flag("--verify", t.verify, "check every cell's bytes after its samples");
+  app.add_flag("--efficiency", t.efficiency, "print each cell as a fraction of its ceiling");
   Text(app, "--timeout", t.timeout, "seconds: every wait on the peer (default 10)");
   Text(app, "--accept_timeout", t.accept_timeout, "seconds the target waits (default 600)");
   Text(app, "-d,--ib-dev", t.device, "RDMA device of the verbs transport");
@@ -145,6 +147,7 @@ Status ApplyMatrix(const MatrixText& t, MatrixConfig& c) {
   XFER_RETURN_IF_ERROR(ParsePlacement(t.memory, "--memory", c.memory));
   XFER_RETURN_IF_ERROR(ParsePlacement(t.remote_memory, "--remote_memory", c.remote_memory));
   c.verify = t.verify;
+  c.efficiency = t.efficiency;
   return Status::Ok();
 }
 
@@ -246,6 +249,10 @@ std::string MatrixHelp() {
       "  --verify              after each cell's samples, move fresh data once more and\n"
       "                        check every byte; a mismatch fails the run (host memory\n"
       "                        cells only: device cells are measured, not checked)\n"
+      "  --efficiency          after each table, every cell's median as a percentage\n"
+      "                        of its path's ceiling (shm: single-core memcpy of the\n"
+      "                        block size, measured before the cells; --json always\n"
+      "                        records the ceilings)\n"
       "  --timeout SECONDS     bound on every wait: a sample, a control message,\n"
       "                        connecting (default 10)\n"
       "  --accept_timeout S    how long the target waits for its initiator (default 600)\n"

@@ -63,6 +63,7 @@ PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transpor
   info.device_path = std::string(transport.capabilities().device_path);
   info.name = peer.name;
   info.transport = std::string(transport.name());
+  info.data_mover = transport.capabilities().data_mover;
   info.streams = streams;
   info.regions = regions;
   return info;

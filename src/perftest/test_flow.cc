@@ -8,6 +8,7 @@
 
 #include "bench/statistics.h"
 #include "perftest/bw_traffic.h"
+#include "perftest/link_ceiling.h"
 #include "perftest/lat_traffic.h"
 #include "perftest/oob_link.h"
 #include "perftest/verbs_session.h"
@@ -70,6 +71,9 @@ void Start(const Run& run) {
   info.results_from_peer = run.server && run.params.kind == Kind::kBandwidth &&
                            run.params.verb != Verb::kSend && !run.params.bidirectional;
   info.verbs = run.session.RunInfo();
+  if (run.params.RecordsCeiling()) {
+    info.ceilings = LinkCeilings(run.params, *info.verbs, SizesFor(run));
+  }
   run.observer.OnStart(info);
 }
 

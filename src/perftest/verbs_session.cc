@@ -336,6 +336,7 @@ Result<bench::BwResult> VerbsSession::ExchangeBwReport(const bench::BwResult& lo
 bench::VerbsRunInfo VerbsSession::RunInfo() const {
   bench::VerbsRunInfo info;
   info.device = device_.name();
+  info.ib_port = params_.verbs.ib_port;
   info.transport_type = device_.info().transport == "iWARP" ? "IW" : "IB";
   info.connection = std::string(verbs::QpTypeName(qp_type()));
   info.mtu_bytes = verbs::MtuBytes(agreed_.mtu);

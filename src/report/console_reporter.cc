@@ -1,5 +1,6 @@
 #include "report/console_reporter.h"
 
+#include "report/efficiency_column.h"
 #include "report/json_report.h"
 #include "report/perftest_table.h"
 
@@ -19,6 +20,7 @@ void ConsoleReporter::OnWaitingForClient() { Print(ServerBanner()); }
 
 void ConsoleReporter::OnStart(const bench::RunInfo& run) {
   info_ = MakeTestInfo(params_, run);
+  ceilings_ = run.ceilings;
   Print(TestHeader(info_));
 }
 
@@ -26,7 +28,8 @@ void ConsoleReporter::BeginTable() {
   if (table_open_) return;
   table_open_ = true;
   if (params_.kind == bench::Kind::kBandwidth) {
-    Print(BwColumnHeader(params_.units));
+    Print(params_.efficiency ? EfficiencyColumnHeader(params_.units)
+                             : BwColumnHeader(params_.units));
   } else if (params_.duration_s > 0) {
     Print(LatDurationColumnHeader());
   } else {
@@ -41,7 +44,13 @@ void ConsoleReporter::OnPeerBandwidth(const bench::BwResult& result) {
 void ConsoleReporter::OnBandwidth(const bench::BwResult& result) {
   BeginTable();
   bw_.push_back(result);
-  Print(BwRow(result, params_.units));
+  if (!params_.efficiency) {
+    Print(BwRow(result, params_.units));
+    return;
+  }
+  const auto ceiling = ceilings_.find(result.size);
+  Print(EfficiencyRow(result, ceiling != ceilings_.end() ? &ceiling->second : nullptr,
+                      params_.units));
 }
 
 void ConsoleReporter::OnLatency(const bench::LatResult& result) {
@@ -57,22 +66,27 @@ void ConsoleReporter::OnLatencyDuration(const bench::LatDurationResult& result) 
 }
 
 void ConsoleReporter::Finish() {
-  if (table_open_) Print(ResultLine());
+  if (table_open_) {
+    Print(ResultLine());
+    if (params_.efficiency) Print(CeilingSourceLines(ceilings_));
+  }
   table_open_ = false;
 }
 
-Status ConsoleReporter::WriteJson(const std::string& path) const {
+Status ConsoleReporter::WriteJson(const std::string& path,
+                                  const nlohmann::json& provenance) const {
   // Nothing measured (the run failed before its first row): no file, rather
   // than a document that looks like a run.
   if (path.empty() || (bw_.empty() && lat_.empty() && lat_duration_.empty())) return Status::Ok();
   nlohmann::json document;
   if (params_.kind == bench::Kind::kBandwidth) {
-    document = BwJsonReport(info_, bw_, peer_bw_);
+    document = BwJsonReport(info_, bw_, peer_bw_, ceilings_);
   } else if (params_.duration_s > 0) {
     document = LatDurationJsonReport(info_, lat_duration_);
   } else {
     document = LatJsonReport(info_, lat_);
   }
+  if (provenance.is_object()) document.update(provenance);
   return WriteJsonFile(path, document);
 }
 

@@ -4,11 +4,13 @@
 #define XFER_REPORT_CONSOLE_REPORTER_H_
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "bench/bench_params.h"
 #include "bench/observer.h"
+#include "nlohmann/json.hpp"
 #include "report/test_info.h"
 #include "xfer/status.h"
 
@@ -31,9 +33,11 @@ class ConsoleReporter final : public bench::BenchObserver {
   // Closes the table (the final dashed line) if rows were printed.
   void Finish();
 
-  // Writes every row seen to `path`; a no-op for an empty path or when no
-  // row was measured. Errors: the file could not be written, naming it.
-  Status WriteJson(const std::string& path) const;
+  // Writes every row seen to `path`, with `provenance`'s keys (the
+  // command line and host fingerprint, json_report.h) at the top level; a
+  // no-op for an empty path or when no row was measured. Errors: the file
+  // could not be written, naming it.
+  Status WriteJson(const std::string& path, const nlohmann::json& provenance = {}) const;
 
  private:
   void Print(const std::string& text);
@@ -42,6 +46,7 @@ class ConsoleReporter final : public bench::BenchObserver {
   const bench::BenchParams params_;
   std::FILE* out_;
   TestInfo info_;  // set by OnStart
+  std::map<uint64_t, bench::Ceiling> ceilings_;  // set by OnStart
   bool table_open_ = false;
   std::vector<bench::BwResult> bw_;
   std::vector<bench::BwResult> peer_bw_;  // rows the peer sent, for --json

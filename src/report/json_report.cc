@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "report/matrix/matrix_json.h"
 #include "report/perftest_table.h"
 
 namespace xfer::report {
@@ -45,7 +46,9 @@ json BwUnitsObject(bench::BwUnits units) {
               {"BW_average", bw},
               {"MsgRate", "Mpps (10^6 messages/s)"},
               {"BW_peak_bytes_per_sec", "bytes/s"},
-              {"BW_average_bytes_per_sec", "bytes/s"}};
+              {"BW_average_bytes_per_sec", "bytes/s"},
+              {"ceiling.bytes_per_sec", "bytes/s"},
+              {"efficiency", "BW_average_bytes_per_sec / ceiling, a fraction (1 = the ceiling)"}};
 }
 
 json LatUnitsObject(bool duration_mode) {
@@ -90,6 +93,7 @@ void AddVerbsInfo(const TestInfo& info, json& out) {
   out["Connection_type"] = verbs.connection;
   out["Dual_port"] = kVerbsDualPort;
   out["Device"] = verbs.device;
+  out["ib_port"] = verbs.ib_port;
   out["Transport_type"] = verbs.transport_type;
   out["Using_SRQ"] = kVerbsUsingSrq;
   out["PCIe_relax_order"] = OnOff(verbs.pcie_relaxed_ordering);
@@ -147,17 +151,34 @@ json JsonTestInfo(const TestInfo& info) {
 
 namespace {
 
-json BwRows(const TestInfo& info, std::span<const bench::BwResult> results) {
+json CeilingJson(const bench::Ceiling& ceiling) {
+  return json{{"bytes_per_sec", ceiling.bytes_per_s ? json(*ceiling.bytes_per_s) : json(nullptr)},
+              {"source", ceiling.source}};
+}
+
+void AddEfficiency(const std::map<uint64_t, bench::Ceiling>& ceilings, const bench::BwResult& r,
+                   json& row) {
+  const auto ceiling = ceilings.find(r.size);
+  if (ceiling == ceilings.end()) return;
+  row["ceiling"] = CeilingJson(ceiling->second);
+  const std::optional<double> fraction = ceiling->second.Efficiency(r.avg_bytes_per_s);
+  row["efficiency"] = fraction ? json(*fraction) : json(nullptr);
+}
+
+json BwRows(const TestInfo& info, std::span<const bench::BwResult> results,
+            const std::map<uint64_t, bench::Ceiling>& ceilings = {}) {
   json rows = json::array();
   for (const bench::BwResult& r : results) {
-    rows.push_back(
+    json row =
         {{"MsgSize", r.size},
          {"n_iterations", r.iterations},
          {"BW_peak", ToReportUnits(r.peak_bytes_per_s, info.units)},
          {"BW_average", ToReportUnits(r.avg_bytes_per_s, info.units)},
          {"MsgRate", r.msg_rate_mpps},
          {"BW_peak_bytes_per_sec", r.peak_bytes_per_s},
-         {"BW_average_bytes_per_sec", r.avg_bytes_per_s}});
+         {"BW_average_bytes_per_sec", r.avg_bytes_per_s}};
+    AddEfficiency(ceilings, r, row);
+    rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -165,8 +186,10 @@ json BwRows(const TestInfo& info, std::span<const bench::BwResult> results) {
 }  // namespace
 
 json BwJsonReport(const TestInfo& info, std::span<const bench::BwResult> results,
-                  std::span<const bench::BwResult> peer_results) {
-  json document{{"test_info", JsonTestInfo(info)}, {"results", BwRows(info, results)}};
+                  std::span<const bench::BwResult> peer_results,
+                  const std::map<uint64_t, bench::Ceiling>& ceilings) {
+  json document{{"test_info", JsonTestInfo(info)},
+                {"results", BwRows(info, results, ceilings)}};
   if (!peer_results.empty()) document["peer_results"] = BwRows(info, peer_results);
   return document;
 }
@@ -198,6 +221,11 @@ json LatDurationJsonReport(const TestInfo& info,
                     {"tps_average", r.tps}});
   }
   return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
+}
+
+json RunProvenanceJson(std::span<const std::string> command_line,
+                       const matrix::HostFingerprint& host) {
+  return json{{"command_line", command_line}, {"fingerprint", HostFingerprintJson(host)}};
 }
 
 Status CheckJsonWritable(const std::string& path) {

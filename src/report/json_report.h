@@ -24,7 +24,7 @@
 //
 // RDMA verbs runs (TestInfo::verbs set) add perftest's verbs keys to
 // test_info, with the header's values: "Connection_type" (the QP type: RC,
-// UC, UD), "Dual_port", "Device",
+// UC, UD), "Dual_port", "Device", "ib_port" (xfer's: the port, -i),
 // "Transport_type", "Using_SRQ", "PCIe_relax_order", "ibv_wr_API", "Mtu"
 // [bytes], "Link_type", "GID_index" (only when a GID is used),
 // "Max_inline_data" [bytes] or "Outstand_reads", "rdma_cm_QPs",
@@ -36,15 +36,22 @@
 // "peer_results" (BW only, when the peer sent rows): what the peer measured,
 // same keys as "results".
 //
+// Bandwidth rows of a run that recorded its path's ceiling add "ceiling"
+// and "efficiency" (BwJsonReport). The CLI adds "command_line" and
+// "fingerprint" at the top level (RunProvenanceJson).
+//
 // Unlike perftest, which rewrites the file per report line so that only the
 // last size of an -a sweep survives, "results" holds every size.
 #ifndef XFER_REPORT_JSON_REPORT_H_
 #define XFER_REPORT_JSON_REPORT_H_
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <span>
 #include <string>
 
+#include "bench/ceiling.h"
+#include "bench/matrix/host_fingerprint.h"
 #include "bench/results.h"
 #include "report/test_info.h"
 #include "xfer/status.h"
@@ -58,10 +65,14 @@ nlohmann::json JsonTestInfo(const TestInfo& info);
 // Whole documents. The spans are read during the call only.
 // peer_results, when not empty, become "peer_results": the rows the peer
 // measured and sent (perftest's report exchange), in the same keys. With -b
-// "results" holds the printed local + peer sums.
+// "results" holds the printed local + peer sums. With `ceilings` (by
+// size, bench/run_ceilings.h) each "results" row gains
+// "ceiling": {"bytes_per_sec": number or null, "source": text} and
+// "efficiency": BW_average_bytes_per_sec / ceiling, a fraction, or null.
 nlohmann::json BwJsonReport(const TestInfo& info,
                             std::span<const bench::BwResult> results,
-                            std::span<const bench::BwResult> peer_results = {});
+                            std::span<const bench::BwResult> peer_results = {},
+                            const std::map<uint64_t, bench::Ceiling>& ceilings = {});
 nlohmann::json LatJsonReport(const TestInfo& info,
                              std::span<const bench::LatResult> results);
 nlohmann::json LatDurationJsonReport(
@@ -71,6 +82,12 @@ nlohmann::json LatDurationJsonReport(
 // temporary file beside `path`, so that a run can refuse an unwritable
 // --json before it measures anything. Leaves `path` itself alone. Errors:
 // kIoError naming the path and the reason.
+// The keys that say where a document came from: "command_line" (the words
+// typed, argv[0] first) and "fingerprint" (the host, as xfer matrix records
+// it).
+nlohmann::json RunProvenanceJson(std::span<const std::string> command_line,
+                                 const matrix::HostFingerprint& host);
+
 Status CheckJsonWritable(const std::string& path);
 
 // Writes document (2-space indented, newline-terminated) to path atomically:

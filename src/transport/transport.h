@@ -16,6 +16,7 @@
 #include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
 #include "transport/remote_memory.h"
+#include "xfer/data_mover.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
 
@@ -27,6 +28,9 @@ struct Capabilities {
   bool one_sided = false;       // PostWrite / PostRead
   bool two_sided = false;       // PostSend / PostRecv
   bool same_host_only = false;  // only between processes of one host
+  // What moves one-sided transfers' bytes (xfer/engine.h): what a
+  // benchmark compares this transport's bandwidth with.
+  DataMover data_mover = DataMover::kKernel;
   // Moves CUDA device memory (MemoryKind::kCuda) on either side. Without
   // it the engine refuses such transfers before posting them, naming the
   // transport; no transport may touch device memory as if it were host

@@ -96,6 +96,33 @@ TEST(JsonReport, PeerRowsAreKeptApartFromThePrintedRows) {
   EXPECT_FALSE(BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), sums).contains("peer_results"));
 }
 
+TEST(JsonReport, RowsCarryTheirCeilingAndFractionWhenRecorded) {
+  const std::vector<bench::BwResult> results = {{4096, 1000, 0, 2e9, 0.4},
+                                                {65536, 1000, 0, 3e9, 0.04}};
+  const std::map<uint64_t, bench::Ceiling> ceilings = {
+      {4096, {8e9, "single-core memcpy"}}, {65536, bench::Ceiling::Unknown("socket stack")}};
+  const json doc = BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), results, {}, ceilings);
+  const json& rows = doc.at("results");
+  EXPECT_EQ(rows[0].at("ceiling"),
+            (json{{"bytes_per_sec", 8e9}, {"source", "single-core memcpy"}}));
+  EXPECT_DOUBLE_EQ(rows[0].at("efficiency").get<double>(), 0.25);
+  EXPECT_TRUE(rows[1].at("ceiling").at("bytes_per_sec").is_null());
+  EXPECT_EQ(rows[1].at("ceiling").at("source"), "socket stack");
+  EXPECT_TRUE(rows[1].at("efficiency").is_null());
+  const json plain = BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), results);
+  EXPECT_FALSE(plain.at("results")[0].contains("ceiling"));
+  EXPECT_FALSE(plain.at("results")[0].contains("efficiency"));
+}
+
+TEST(JsonReport, ProvenanceNamesTheCommandAndTheHost) {
+  matrix::HostFingerprint host;
+  host.hostname = "node7";
+  const std::vector<std::string> words = {"xfer", "write_bw", "--loopback"};
+  const json provenance = RunProvenanceJson(words, host);
+  EXPECT_EQ(provenance.at("command_line"), (json{"xfer", "write_bw", "--loopback"}));
+  EXPECT_EQ(provenance.at("fingerprint").at("hostname"), "node7");
+}
+
 TEST(JsonReport, GbpsUnitsConvertAtTenToTheNineBits) {
   const std::vector<bench::BwResult> results = {
       {2, 4000, 4'240'875.0, 4'236'500.0, 2.118248}};

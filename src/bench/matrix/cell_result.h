@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/ceiling.h"
 #include "bench/matrix/direction.h"
 
 namespace xfer::matrix {
@@ -50,6 +51,9 @@ struct CellResult {
   double max_gbps = 0;
   // Set only with --verify: whether every byte of the cell's layout landed.
   std::optional<bool> verified;
+  // The path's ceiling at this block size (cell_ceilings.h); set before
+  // the cell runs when the run records ceilings.
+  std::optional<bench::Ceiling> ceiling;
 };
 
 }  // namespace xfer::matrix

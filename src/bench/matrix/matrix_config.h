@@ -63,7 +63,14 @@ struct MatrixConfig {
   std::string csv_path;
   std::string markdown_path;
   bool quiet = false;            // no progress line
+  // --efficiency: each transport's table is followed by its cells' median
+  // as a fraction of the path's ceiling (cell_ceilings.h).
+  bool efficiency = false;
   std::vector<std::string> command_line;  // argv as typed, for the JSON
+
+  // Whether the initiator measures the cells' ceilings: for --efficiency
+  // or for the JSON document, which always records them.
+  bool RecordsCeiling() const { return efficiency || !json_path.empty(); }
 };
 
 }  // namespace xfer::matrix

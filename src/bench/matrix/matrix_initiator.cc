@@ -12,6 +12,7 @@
 #include "bench/heartbeat.h"
 #include "bench/matrix/batch_sampler.h"
 #include "bench/matrix/block_size.h"
+#include "bench/matrix/cell_ceilings.h"
 #include "bench/matrix/cell_statistic.h"
 #include "bench/matrix/control_channel.h"
 #include "bench/matrix/data_pattern.h"
@@ -75,6 +76,7 @@ class Initiator {
   Status Setup();
   Status ConnectColumns();
   void PlanGrid();
+  void AssignCeilings();
   Status MeasureColumn(size_t column);
   Status MeasureCell(size_t index, const Column& column);
   Status Verify(size_t index, BatchSampler& sampler, uint8_t* local);
@@ -249,8 +251,25 @@ void Initiator::PlanGrid() {
       }
     }
   }
+  if (config_.RecordsCeiling()) AssignCeilings();
   planned_ = true;
   observer_.OnPlan(run_);
+}
+
+// Measured before the first cell, while the target waits, so that no cell's
+// figure competes with the measurement.
+void Initiator::AssignCeilings() {
+  CellCeilings ceilings(config_.transfer_size);
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    if (!columns_[c].peer) continue;
+    for (size_t i = run_.CellIndex(c, 0, 0); i < run_.CellIndex(c + 1, 0, 0); ++i) {
+      CellResult& cell = run_.cells[i];
+      if (cell.status != CellStatus::kNotRun) continue;
+      const bool device = IsDevice(*FindPlacement(cell.initiator_memory)) ||
+                          IsDevice(*FindPlacement(cell.target_memory));
+      cell.ceiling = ceilings.For(columns_[c].info, device, cell.block_size);
+    }
+  }
 }
 
 Status Initiator::MeasureColumn(size_t column) {

@@ -44,7 +44,9 @@ json UnitsJson() {
                 {"warmup_seconds", kSeconds},
                 {"sample_seconds", kSeconds},
                 {"timeout_s", kSeconds},
-                {"rate_gbits", kLinkRate}}}};
+                {"rate_gbits", kLinkRate},
+                {"ceiling.bytes_per_sec", "bytes/s"},
+                {"efficiency", "median_gbps / ceiling, a fraction (1 = the ceiling)"}}}};
 }
 
 json RunJson(const matrix::MatrixRun& run) {
@@ -97,7 +99,7 @@ json CellJson(const CellResult& cell, uint64_t transfer_size) {
                   ? json(nullptr)
                   : json{{"transport", cell.path_transport}, {"streams", cell.path_streams}};
   if (!cell.path_device.empty()) path["device"] = cell.path_device;
-  return json{{"direction", cell.direction.Name()},
+  json out{{"direction", cell.direction.Name()},
               {"op", cell.direction.op == OpCode::kWrite ? "write" : "read"},
               {"initiator_memory", cell.initiator_memory},
               {"target_memory", cell.target_memory},
@@ -116,6 +118,17 @@ json CellJson(const CellResult& cell, uint64_t transfer_size) {
               {"min_gbps", GbpsOrNull(cell, cell.min_gbps)},
               {"max_gbps", GbpsOrNull(cell, cell.max_gbps)},
               {"verified", cell.verified ? json(*cell.verified) : json(nullptr)}};
+  if (cell.ceiling) {
+    const bench::Ceiling& ceiling = *cell.ceiling;
+    out["ceiling"] = {
+        {"bytes_per_sec", ceiling.bytes_per_s ? json(*ceiling.bytes_per_s) : json(nullptr)},
+        {"source", ceiling.source}};
+    const std::optional<double> fraction =
+        cell.status == CellStatus::kOk ? ceiling.Efficiency(cell.median_gbps * 1e9)
+                                       : std::nullopt;
+    out["efficiency"] = fraction ? json(*fraction) : json(nullptr);
+  }
+  return out;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "bench/matrix/block_size.h"
@@ -50,10 +51,11 @@ std::string TableCellText(const MatrixRun& run, size_t transport, size_t directi
   return cell != nullptr ? CellText(*cell, kNotRun) : std::string(kNotRun);
 }
 
-void TransportTable(const MatrixRun& run, size_t transport, std::string& text) {
+// The grid of one transport: a row per block, a column per direction,
+// right-aligned, each cell's text from `cell_text(direction, block)`.
+void AppendGrid(const MatrixRun& run, const std::function<std::string(size_t, size_t)>& cell_text,
+                std::string& text) {
   const matrix::MatrixConfig& config = run.config;
-  text += fmt::format("\n--- {} ({}) ---\n", run.transports[transport], PathText(run, transport));
-
   size_t block_width = std::string_view("Block").size();
   for (uint64_t block : config.block_sizes) {
     block_width = std::max(block_width, matrix::BlockLabel(block).size());
@@ -64,7 +66,7 @@ void TransportTable(const MatrixRun& run, size_t transport, std::string& text) {
     names.push_back(config.directions[d].Name());
     size_t width = std::max(kMinCellWidth, names.back().size());
     for (size_t b = 0; b < config.block_sizes.size(); ++b) {
-      width = std::max(width, TableCellText(run, transport, d, b).size());
+      width = std::max(width, cell_text(d, b).size());
     }
     widths.push_back(width);
   }
@@ -75,16 +77,44 @@ void TransportTable(const MatrixRun& run, size_t transport, std::string& text) {
   for (size_t b = 0; b < config.block_sizes.size(); ++b) {
     text += fmt::format(" {:>{}}", matrix::BlockLabel(config.block_sizes[b]), block_width);
     for (size_t d = 0; d < names.size(); ++d) {
-      text += fmt::format("  {:>{}}", TableCellText(run, transport, d, b), widths[d]);
+      text += fmt::format("  {:>{}}", cell_text(d, b), widths[d]);
     }
     text += '\n';
   }
+}
 
+void TransportTable(const MatrixRun& run, size_t transport, std::string& text) {
+  text += fmt::format("\n--- {} ({}) ---\n", run.transports[transport], PathText(run, transport));
+  AppendGrid(
+      run, [&](size_t d, size_t b) { return TableCellText(run, transport, d, b); }, text);
   const size_t scope[] = {transport};
   for (const CellNote& note : CellNotes(run, scope)) {
     text += fmt::format(" {}  {}: {}\n", note.status == CellStatus::kFailed ? "failed" : "n/a",
                         Join(note.where, " "), note.reason);
   }
+}
+
+// --efficiency: the transport's cells as percentages of their ceilings,
+// "-" where a cell has no figure or its path no known ceiling, then each
+// distinct ceiling source once.
+void EfficiencyTable(const MatrixRun& run, size_t transport, std::string& text) {
+  text += fmt::format(" efficiency, % of the ceiling:\n");
+  std::vector<std::string> sources;
+  AppendGrid(
+      run,
+      [&](size_t d, size_t b) -> std::string {
+        const CellResult* cell = CellAt(run, transport, d, b);
+        if (cell == nullptr || !cell->ceiling) return "-";
+        if (std::find(sources.begin(), sources.end(), cell->ceiling->source) == sources.end()) {
+          sources.push_back(cell->ceiling->source);
+        }
+        const std::optional<double> fraction =
+            cell->status == CellStatus::kOk ? cell->ceiling->Efficiency(cell->median_gbps * 1e9)
+                                            : std::nullopt;
+        return fraction ? fmt::format("{:.1f}", *fraction * 100.0) : "-";
+      },
+      text);
+  for (const std::string& source : sources) text += fmt::format(" ceiling: {}\n", OneLine(source));
 }
 
 // CellNotes' working state: one reason and the cells of the scope it
@@ -230,7 +260,10 @@ std::vector<CellNote> CellNotes(const MatrixRun& run, std::span<const size_t> sc
 
 std::string RenderMatrixTables(const MatrixRun& run) {
   std::string text = fmt::format(" xfer matrix: GB/s = 10^9 B/s, {}\n", MethodText(run.config));
-  for (size_t t = 0; t < run.transports.size(); ++t) TransportTable(run, t, text);
+  for (size_t t = 0; t < run.transports.size(); ++t) {
+    TransportTable(run, t, text);
+    if (run.config.efficiency) EfficiencyTable(run, t, text);
+  }
   AppendAnchorTable(run, text);
   if (!run.skipped.empty() || run.config.verify || Unfinished(run)) text += '\n';
   for (const matrix::SkippedTransport& skipped : run.skipped) {

@@ -28,7 +28,8 @@
 namespace xfer::report {
 
 // Every line ends in '\n': the heading, then per transport of
-// run.transports a blank line, its heading, its table and its notes; the
+// run.transports a blank line, its heading, its table and its notes (and
+// with config.efficiency its cells as percentages of their ceilings); the
 // local copy anchors (anchor_table.h) when the run has them; then
 // one "not usable here" line per skipped transport, with config.verify the
 // verification count, and when the run failed or was interrupted its

@@ -48,7 +48,8 @@ ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int p
       io_timeout_(io_timeout),
       local_(local),
       devices_(devices),
-      gpu_host_(devices.Available().ok()) {}
+      gpu_host_(devices.Available().ok()),
+      streams_(devices) {}
 
 ShmEndpoint::~ShmEndpoint() { Close(); }
 
@@ -190,15 +191,9 @@ Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& regi
 Status ShmEndpoint::DeviceCopy(int device, void* destination, const void* source,
                                size_t length) {
   std::lock_guard lock(device_mu_);
-  if (device < 0) return Internal("shm: a device copy without a device");
-  const auto index = static_cast<size_t>(device);
-  if (streams_.size() <= index) streams_.resize(index + 1);
-  if (!streams_[index]) {
-    auto stream = devices_.CreateCopyStream(device);
-    if (!stream.ok()) return stream.status().WithContext("shm: CUDA copy stream");
-    streams_[index] = std::move(*stream);
-  }
-  return streams_[index]->Copy(destination, source, length).WithContext("shm: device copy");
+  auto stream = streams_.For(device);
+  if (!stream.ok()) return stream.status().WithContext("shm");
+  return (*stream)->Copy(destination, source, length).WithContext("shm: device copy");
 }
 
 Status ShmEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "cuda/copy_streams.h"
 #include "cuda/device_runtime.h"
 #include "transport/shm/message_channel.h"
 #include "transport/shm/peer_liveness.h"
@@ -134,7 +135,7 @@ class ShmEndpoint final : public Endpoint {
   // asks what a local buffer is.
   const bool gpu_host_;
   std::mutex device_mu_;
-  std::vector<std::unique_ptr<cuda::CopyStream>> streams_;  // GUARDED_BY(device_mu_); by device
+  cuda::CopyStreams streams_;  // GUARDED_BY(device_mu_)
 
   // Admission of posts against Close(): a post raises active_posts_ and then
   // reads closed_; Close() sets closed_ and then waits for active_posts_ to

@@ -75,6 +75,7 @@ Capabilities ShmTransport::capabilities() const {
   Capabilities caps;
   caps.one_sided = true;
   caps.two_sided = true;
+  caps.data_mover = DataMover::kCpuCopy;
   caps.same_host_only = true;
   // Where the build has CUDA: the peer's device memory through its IPC
   // handles, copies on a CUDA stream of the endpoint's own.

@@ -9,28 +9,22 @@ namespace xfer::transport::tcp {
 std::string_view StagedPathName() { return "staged through pinned host memory, 2 x 4 MiB"; }
 
 DeviceStaging::~DeviceStaging() {
-  streams_.clear();  // no copy is in flight past Send or Receive
+  streams_.Clear();  // no copy is in flight past Send or Receive
   for (uint8_t* slot : slots_) {
     if (slot != nullptr) (void)devices_.FreeHost(slot);
   }
 }
 
 Result<cuda::CopyStream*> DeviceStaging::Prepare(int device) {
-  if (device < 0) return Internal("tcp: staging without a device");
   for (uint8_t*& slot : slots_) {
     if (slot != nullptr) continue;
     auto pinned = devices_.AllocateHost(kStageChunk);
     if (!pinned.ok()) return pinned.status().WithContext("tcp: pinned staging memory");
     slot = static_cast<uint8_t*>(*pinned);
   }
-  const auto index = static_cast<size_t>(device);
-  if (streams_.size() <= index) streams_.resize(index + 1);
-  if (!streams_[index]) {
-    auto stream = devices_.CreateCopyStream(device);
-    if (!stream.ok()) return stream.status().WithContext("tcp: CUDA copy stream");
-    streams_[index] = std::move(*stream);
-  }
-  return streams_[index].get();
+  auto stream = streams_.For(device);
+  if (!stream.ok()) return stream.status().WithContext("tcp");
+  return stream;
 }
 
 Status DeviceStaging::Send(Socket& socket, std::span<const uint8_t> prefix,

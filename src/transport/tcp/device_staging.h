@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/socket.h"
+#include "cuda/copy_streams.h"
 #include "cuda/device_runtime.h"
 #include "transport/tcp/frame.h"
 #include "xfer/status.h"
@@ -35,7 +36,7 @@ std::string_view StagedPathName();
 // its own. `devices` outlives it.
 class DeviceStaging {
  public:
-  explicit DeviceStaging(cuda::DeviceRuntime& devices) : devices_(devices) {}
+  explicit DeviceStaging(cuda::DeviceRuntime& devices) : devices_(devices), streams_(devices) {}
   ~DeviceStaging();
   DeviceStaging(const DeviceStaging&) = delete;
   DeviceStaging& operator=(const DeviceStaging&) = delete;
@@ -76,7 +77,7 @@ class DeviceStaging {
 
   cuda::DeviceRuntime& devices_;
   std::array<uint8_t*, kStageSlots> slots_{};
-  std::vector<std::unique_ptr<cuda::CopyStream>> streams_;  // by device
+  cuda::CopyStreams streams_;
 };
 
 }  // namespace xfer::transport::tcp

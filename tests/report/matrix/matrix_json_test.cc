@@ -207,3 +207,25 @@ TEST(MatrixJsonTest, NoValueIsAString) {
 
 }  // namespace
 }  // namespace xfer::report
+
+namespace xfer::report {
+namespace {
+
+TEST(MatrixJsonTest, CellsWithACeilingRecordItAndTheirFraction) {
+  matrix::MatrixRun run = testing::SampleRun();
+  const size_t measured = run.CellIndex(1, 2, 2);  // tcp H2rH 2M, 3.05 GB/s
+  run.cells[measured].ceiling = bench::Ceiling{6.1e9, "single-core memcpy"};
+  const size_t unknown = run.CellIndex(1, 2, 1);
+  run.cells[unknown].ceiling = bench::Ceiling::Unknown("socket stack");
+  const json cells = json::parse(MatrixJson(run).dump())["cells"];
+  EXPECT_EQ(cells[measured]["ceiling"],
+            (json{{"bytes_per_sec", 6.1e9}, {"source", "single-core memcpy"}}));
+  EXPECT_DOUBLE_EQ(cells[measured]["efficiency"].get<double>(), 0.5);
+  EXPECT_TRUE(cells[unknown]["ceiling"]["bytes_per_sec"].is_null());
+  EXPECT_TRUE(cells[unknown]["efficiency"].is_null());
+  // A run that recorded no ceiling says nothing rather than null.
+  EXPECT_FALSE(cells[run.CellIndex(0, 0, 0)].contains("ceiling"));
+}
+
+}  // namespace
+}  // namespace xfer::report

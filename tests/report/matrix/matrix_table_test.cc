@@ -204,3 +204,28 @@ TEST(MatrixTableTest, ShortGridPrintsMissingCellsAsNotRun) {
 
 }  // namespace
 }  // namespace xfer::report
+
+namespace xfer::report {
+namespace {
+
+TEST(MatrixTableTest, EfficiencyFollowsEachTableWithItsSource) {
+  matrix::MatrixRun run = testing::SampleRun();
+  EXPECT_EQ(RenderMatrixTables(run).find("efficiency"), std::string::npos);
+  run.config.efficiency = true;
+  const size_t measured = run.CellIndex(1, 2, 2);  // tcp H2rH 2M, 3.05 GB/s
+  run.cells[measured].ceiling = bench::Ceiling{6.1e9, "single-core memcpy"};
+  const std::string text = RenderMatrixTables(run);
+  const std::vector<std::string> lines = testing::Lines(text);
+  size_t i = 0;
+  while (i < lines.size() && lines[i] != "--- tcp (path: tcp, 1 stream) ---") ++i;
+  while (i < lines.size() && lines[i] != " efficiency, % of the ceiling:") ++i;
+  ASSERT_LT(i + 4, lines.size()) << text;
+  const std::string& header = lines[i + 1];
+  const std::string& row_2m = lines[i + 4];
+  const size_t h2rh_end = header.find("H2rH") + 4;
+  EXPECT_EQ(row_2m.substr(h2rh_end - 4, 4), "50.0") << text;
+  EXPECT_NE(text.find(" ceiling: single-core memcpy\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xfer::report

@@ -1,0 +1,49 @@
+#include "bench/matrix/cell_ceilings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/memcpy_ceiling.h"
+
+namespace xfer::matrix {
+
+bench::Ceiling CellCeilings::MeasuredCopy(uint64_t block) {
+  if (auto known = copies_.find(block); known != copies_.end()) return known->second;
+  const uint64_t span = std::max(block, std::min(transfer_size_, kMaxCopySpan) / block * block);
+  // Longer than a perftest size's trials: a sample spans the whole buffer,
+  // so each trial must too, several times.
+  auto rate = bench::MeasureMemcpy(block, span, {7, std::chrono::milliseconds(20)});
+  bench::Ceiling ceiling =
+      rate.ok() ? bench::Ceiling{*rate, fmt::format("single-core memcpy in blocks of the block "
+                                                    "size across {} MiB on this host (best of 7 "
+                                                    "trials, measured before the cells)",
+                                                    span >> 20)}
+                : bench::Ceiling::Unknown(rate.status().message());
+  copies_.emplace(block, ceiling);
+  return ceiling;
+}
+
+bench::Ceiling CellCeilings::For(const PeerInfo& path, bool device_memory, uint64_t block) {
+  if (device_memory) {
+    return bench::Ceiling::Unknown(
+        "CUDA device memory: no host ceiling applies (the local copy anchors are its "
+        "reference)");
+  }
+  switch (path.data_mover) {
+    case DataMover::kCpuCopy:
+      return MeasuredCopy(block);
+    case DataMover::kKernel:
+      return bench::Ceiling::Unknown(fmt::format(
+          "{}: the kernel's socket stack moves these bytes; no ceiling is derived from the "
+          "hardware",
+          path.transport));
+    case DataMover::kNic:
+      return bench::Ceiling::Unknown(fmt::format(
+          "{}: an RDMA NIC moves these bytes; 'xfer doctor' derives its port and PCIe ceiling",
+          path.transport));
+  }
+  return bench::Ceiling::Unknown("unknown data mover");
+}
+
+}  // namespace xfer::matrix

@@ -1,0 +1,108 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "doctor/doctor_report.h"
+
+namespace xfer::doctor {
+namespace {
+
+struct PortKey {
+  std::string device;
+  int port;
+  bool operator==(const PortKey&) const = default;
+};
+
+std::vector<std::string> HostWarnings(const HostTuning& host) {
+  std::vector<std::string> warnings;
+  if (host.governor.known() && host.governor.value->find("powersave") != std::string::npos) {
+    warnings.push_back(fmt::format("CPU governor '{}': powersave lowers message rate and tcp/shm bandwidth",
+                                   *host.governor.value));
+  }
+  return warnings;
+}
+
+bool IsVerbs(const RunMeasurement& run) { return run.transport == "verbs" || run.transport == "rdma"; }
+
+// Which ports to read: -d/-i, else those the run used, else every port.
+Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOptions& options,
+                                       const std::vector<RunMeasurement>& runs) {
+  const std::vector<std::string> devices = ListRdmaDevices(sysfs);
+  const std::string where = (sysfs.root() / "sys/class/infiniband").string();
+  std::vector<PortKey> keys;
+  auto add = [&](const std::string& device, std::optional<int> port) {
+    for (int p : ListRdmaPorts(sysfs, device)) {
+      if (port && p != *port) continue;
+      if (std::find(keys.begin(), keys.end(), PortKey{device, p}) == keys.end()) keys.push_back({device, p});
+    }
+  };
+  if (!options.device.empty()) {
+    if (std::find(devices.begin(), devices.end(), options.device) == devices.end()) {
+      return NotFound(fmt::format("no RDMA device named '{}' under {} (have: {})", options.device, where,
+                                  devices.empty() ? "none" : fmt::format("{}", fmt::join(devices, ", "))));
+    }
+    add(options.device, options.port);
+  } else {
+    for (const RunMeasurement& run : runs) {
+      if (IsVerbs(run) && !run.device.empty()) add(run.device, options.port ? options.port : run.port);
+    }
+    if (keys.empty()) {
+      for (const std::string& device : devices) add(device, options.port);
+    }
+  }
+  const bool judges_non_verbs = std::any_of(runs.begin(), runs.end(), [](const auto& r) { return !IsVerbs(r); });
+  if (keys.empty() && !judges_non_verbs) {
+    return NotFound(fmt::format("no RDMA device or port under {}{}", where,
+                                options.port ? fmt::format(" with port {}", *options.port) : ""));
+  }
+  return keys;
+}
+
+Verdict JudgeOne(const SysfsReader& sysfs, const DoctorOptions& options, const RunMeasurement& run) {
+  if (!IsVerbs(run)) return NoRdmaLinkVerdict(run);
+  const std::string device = options.device.empty() ? run.device : options.device;
+  const int port = options.port.value_or(run.port);
+  if (device.empty()) {
+    Verdict verdict;
+    verdict.line = fmt::format("{}: the run names no RDMA device; pass -d DEV", run.label);
+    return verdict;
+  }
+  if (!sysfs.Exists(fmt::format("/sys/class/infiniband/{}/ports/{}", device, port))) {
+    Verdict verdict;
+    verdict.line = fmt::format("{}: {} port {} is not under {}; run the doctor on the host that ran it", run.label,
+                               device, port, (sysfs.root() / "sys/class/infiniband").string());
+    return verdict;
+  }
+  CeilingOptions ceiling_options;
+  ceiling_options.run_mtu_bytes = run.mtu_bytes;
+  ceiling_options.unreliable_datagram = run.unreliable_datagram;
+  return JudgeRun(run, ComputeCeiling(ReadPath(sysfs, device, port), ceiling_options));
+}
+
+}  // namespace
+
+Result<DoctorReport> Diagnose(const DoctorOptions& options) {
+  std::vector<RunMeasurement> runs;
+  if (!options.run_path.empty()) {
+    auto loaded = LoadRunFile(options.run_path);
+    if (!loaded.ok()) return loaded.status();
+    runs = std::move(*loaded);
+  }
+  const SysfsReader sysfs(options.sysfs_root);
+  auto keys = PickPorts(sysfs, options, runs);
+  if (!keys.ok()) return keys.status();
+  DoctorReport report;
+  report.sysfs_root = options.sysfs_root;
+  for (const PortKey& key : *keys) {
+    PortDiagnosis diagnosis;
+    diagnosis.path = ReadPath(sysfs, key.device, key.port);
+    diagnosis.ceiling = ComputeCeiling(diagnosis.path);
+    report.ports.push_back(std::move(diagnosis));
+  }
+  report.host = ReadHostTuning(sysfs);
+  report.host_warnings = HostWarnings(report.host);
+  for (const RunMeasurement& run : runs) report.verdicts.push_back(JudgeOne(sysfs, options, run));
+  return report;
+}
+
+}  // namespace xfer::doctor

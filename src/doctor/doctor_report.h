@@ -1,0 +1,53 @@
+// What `xfer doctor` found, and its text (for people) and JSON (for
+// machines) forms.
+#ifndef XFER_DOCTOR_DOCTOR_REPORT_H_
+#define XFER_DOCTOR_DOCTOR_REPORT_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/ceiling.h"
+#include "doctor/host_tuning.h"
+#include "doctor/path_reading.h"
+#include "doctor/run_file.h"
+#include "doctor/sysfs_reader.h"
+#include "doctor/verdict.h"
+#include "xfer/status.h"
+
+namespace xfer::doctor {
+
+struct DoctorOptions {
+  std::string device;          // -d: only this device; "" = all (or the run's)
+  std::optional<int> port;     // -i: only this port; nullopt = all (or the run's)
+  std::string run_path;        // --run: judge this run; "" = none
+  std::string sysfs_root = "/";
+};
+
+struct PortDiagnosis {
+  PathReading path;
+  Ceiling ceiling;  // RC traffic at the active MTU
+};
+
+struct DoctorReport {
+  std::string sysfs_root;
+  std::vector<PortDiagnosis> ports;
+  HostTuning host;
+  std::vector<std::string> host_warnings;
+  std::vector<Verdict> verdicts;
+};
+
+// Reads everything `options` asks about and judges the run, if any.
+// Errors: kInvalidArgument for a bad --run file (naming it); kNotFound when
+// -d names no device under the root, or when there is neither a device nor
+// a non-verbs run to judge (the message says where it looked).
+Result<DoctorReport> Diagnose(const DoctorOptions& options);
+
+// Ends with a newline.
+std::string DoctorText(const DoctorReport& report);
+nlohmann::json DoctorJson(const DoctorReport& report);
+
+}  // namespace xfer::doctor
+
+#endif  // XFER_DOCTOR_DOCTOR_REPORT_H_

@@ -1,0 +1,29 @@
+#include "doctor/path_reading.h"
+
+#include <fmt/format.h>
+
+namespace xfer::doctor {
+
+PathReading ReadPath(const SysfsReader& sysfs, const std::string& device, int port) {
+  PathReading path;
+  path.port = ReadRdmaPort(sysfs, device, port);
+  if (path.port.netdev.known()) path.netdev = ReadNetdevInfo(sysfs, *path.port.netdev.value);
+  if (path.port.software) {
+    if (path.netdev) {
+      path.pcie = ReadPciePath(
+          sysfs, path.netdev->device_path,
+          fmt::format("no PCIe link on this path ({} is software RDMA on {}, a virtual netdev with no device)",
+                      device, path.netdev->name));
+    } else {
+      path.pcie = ReadPciePath(sysfs, std::nullopt,
+                               fmt::format("no PCIe link known: the netdev under {} is unknown", device));
+    }
+    return path;
+  }
+  path.pcie = ReadPciePath(sysfs, sysfs.Resolve(fmt::format("/sys/class/infiniband/{}/device", device)),
+                           fmt::format("no PCIe link on this path (/sys/class/infiniband/{}/device is missing)",
+                                       device));
+  return path;
+}
+
+}  // namespace xfer::doctor

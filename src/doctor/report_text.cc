@@ -1,0 +1,132 @@
+#include <fmt/format.h>
+
+#include "doctor/doctor_report.h"
+#include "doctor/units.h"
+
+namespace xfer::doctor {
+namespace {
+
+template <typename T>
+std::string Show(const Reading<T>& reading) {
+  return reading.known() ? fmt::format("{}", *reading.value) : reading.UnknownText();
+}
+
+std::string ShowHex(const Reading<int64_t>& reading) {
+  return reading.known() ? fmt::format("0x{:04x}", *reading.value) : "?";
+}
+
+std::string ShowLink(const PcieLinkState& link) {
+  const std::string speed = link.speed_gts.known() ? FormatNumber(*link.speed_gts.value) + " GT/s" : "? GT/s";
+  const std::string width = link.width.known() ? fmt::format("x{}", *link.width.value) : "x?";
+  return speed + " " + width;
+}
+
+std::string ShowBytesPerSec(const Reading<double>& rate) {
+  if (!rate.known()) return rate.UnknownText();
+  return fmt::format("{} = {} = {}", FormatRate(*rate.value, RateUnit::kGBps), FormatRate(*rate.value, RateUnit::kGbps),
+                     FormatRate(*rate.value, RateUnit::kMiBps));
+}
+
+void AppendNetdev(const PathReading& path, std::string& text) {
+  if (!path.netdev) {
+    text += fmt::format("  netdev       {}\n", path.port.netdev.UnknownText());
+    return;
+  }
+  const NetdevReading& netdev = *path.netdev;
+  text += fmt::format("  netdev       {} (state {})\n", netdev.name, Show(netdev.operstate));
+  text += fmt::format("    speed      {}\n",
+                      netdev.speed_mbps.known() ? fmt::format("{} Mb/s", *netdev.speed_mbps.value)
+                                                : netdev.speed_mbps.UnknownText());
+  text += fmt::format("    MTU        {}\n",
+                      netdev.mtu.known() ? fmt::format("{} B", *netdev.mtu.value) : netdev.mtu.UnknownText());
+  text += fmt::format("    duplex     {}\n", Show(netdev.duplex));
+}
+
+void AppendPcie(const PathReading& path, std::string& text) {
+  text += fmt::format("  NUMA node    {}\n", Show(path.pcie.numa_node));
+  if (path.pcie.hops.empty()) {
+    text += fmt::format("  PCIe path    {}\n", path.pcie.absent_reason);
+    return;
+  }
+  text += "  PCIe path    (the device first, then every bridge up to the root port)\n";
+  for (const PcieHop& hop : path.pcie.hops) {
+    text += fmt::format("    {}  vendor {} device {}  current {}  max {}{}\n", hop.address, ShowHex(hop.vendor),
+                        ShowHex(hop.device_id), ShowLink(hop.current), ShowLink(hop.max),
+                        hop.is_virtual() ? fmt::format("  (virtual: {})", hop.virtual_label) : "");
+    for (const PcieLinkState* link : {&hop.current, &hop.max}) {
+      if (!link->speed_gts.known()) text += fmt::format("      speed {}\n", link->speed_gts.UnknownText());
+      if (!link->width.known()) text += fmt::format("      width {}\n", link->width.UnknownText());
+    }
+  }
+}
+
+void AppendCeiling(const Ceiling& ceiling, std::string& text) {
+  text += "  ceiling      (goodput per direction; the lowest factor binds)\n";
+  for (const CeilingFactor& factor : ceiling.factors) {
+    text += fmt::format("    {}: {}\n", factor.name, ShowBytesPerSec(factor.bytes_per_s));
+    if (!factor.detail.empty()) text += fmt::format("      {}\n", factor.detail);
+  }
+  if (const CeilingFactor* binding = ceiling.binding_factor()) {
+    text += fmt::format("  expected     {}, bound by {}{}\n", ShowBytesPerSec(ceiling.bytes_per_s), binding->name,
+                        binding->is_virtual ? " (virtual: emulated links carry no physical limit)" : "");
+  } else {
+    text += fmt::format("  expected     {}\n", ceiling.bytes_per_s.UnknownText());
+  }
+  if (!ceiling.incomplete.empty()) text += fmt::format("               an upper bound: {}\n", ceiling.incomplete);
+  for (const std::string& warning : ceiling.warnings) text += fmt::format("  warning: {}\n", warning);
+}
+
+void AppendPort(const PortDiagnosis& diagnosis, std::string& text) {
+  const RdmaPortReading& port = diagnosis.path.port;
+  text += fmt::format("{} port {}{}\n", port.device, port.port, port.software ? " (software RDMA)" : "");
+  text += fmt::format("  state        {} ({})\n", Show(port.state), Show(port.phys_state));
+  text += fmt::format("  rate         {}{}\n", Show(port.rate_text),
+                      port.is_ethernet() ? "  (RoCE: the netdev speed below is what counts)" : "");
+  text += fmt::format("  link layer   {}\n", Show(port.link_layer));
+  if (port.is_ethernet()) {
+    text += fmt::format("  GID types    {}; the model uses {}\n",
+                        port.gid_types.empty() ? "none readable" : fmt::format("{}", fmt::join(port.gid_types, ", ")),
+                        port.encapsulation.known() ? std::string(RoceEncapsulationName(*port.encapsulation.value))
+                                                   : "RoCEv2/IPv4 (assumed)");
+  }
+  AppendNetdev(diagnosis.path, text);
+  const ActiveMtu& mtu = diagnosis.ceiling.active_mtu;
+  text += fmt::format("  active MTU   {}{}\n", mtu.bytes.known() ? fmt::format("{} B", *mtu.bytes.value) : mtu.bytes.UnknownText(),
+                      mtu.bytes.known() ? " (" + mtu.how + ")" : "");
+  AppendPcie(diagnosis.path, text);
+  AppendCeiling(diagnosis.ceiling, text);
+}
+
+void AppendHost(const DoctorReport& report, std::string& text) {
+  const HostTuning& host = report.host;
+  text += "host\n";
+  text += fmt::format("  hugepages    default size {}\n",
+                      host.default_hugepage_kib.known() ? fmt::format("{} KiB", *host.default_hugepage_kib.value)
+                                                        : host.default_hugepage_kib.UnknownText());
+  for (const HugepagePool& pool : host.pools) {
+    text += fmt::format("    {} KiB pages: {} total, {} free\n", pool.page_kib, Show(pool.total), Show(pool.free));
+  }
+  text += fmt::format("  THP          {}\n", Show(host.thp_enabled));
+  text += fmt::format("  governor     {}\n", Show(host.governor));
+  for (const std::string& warning : report.host_warnings) text += fmt::format("  warning: {}\n", warning);
+}
+
+}  // namespace
+
+std::string DoctorText(const DoctorReport& report) {
+  std::string text = fmt::format(
+      "xfer doctor (sysfs root {})\nunits: Gb/s = 10^9 bit/s, Mb/s = 10^6 bit/s, GB/s = 10^9 B/s, MiB/s = 2^20 B/s\n\n",
+      report.sysfs_root);
+  for (const PortDiagnosis& port : report.ports) {
+    AppendPort(port, text);
+    text += "\n";
+  }
+  AppendHost(report, text);
+  if (!report.verdicts.empty()) {
+    text += "\nverdict\n";
+    for (const Verdict& verdict : report.verdicts) text += fmt::format("  {}\n", verdict.line);
+  }
+  return text;
+}
+
+}  // namespace xfer::doctor

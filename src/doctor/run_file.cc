@@ -1,0 +1,133 @@
+#include "doctor/run_file.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace xfer::doctor {
+namespace {
+
+using nlohmann::json;
+
+Status FileError(const std::string& path, const std::string& problem) {
+  return InvalidArgument(fmt::format("--run {}: {}", path, problem));
+}
+
+std::string StringOr(const json& object, const char* key, std::string fallback) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+std::optional<double> NumberAt(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+RateUnit PerftestUnit(const json& info) {
+  const auto units = info.find("units");
+  if (units == info.end() || !units->is_object()) return RateUnit::kMiBps;
+  return StringOr(*units, "BW_average", "").starts_with("Gb/s") ? RateUnit::kGbps : RateUnit::kMiBps;
+}
+
+Result<std::vector<RunMeasurement>> PerftestMeasurement(const std::string& path, const json& document) {
+  const json& info = document["test_info"];
+  const auto results = document.find("results");
+  if (!info.is_object() || results == document.end() || !results->is_array()) {
+    return FileError(path, "a perftest run needs an object 'test_info' and an array 'results'");
+  }
+  const json* largest = nullptr;
+  for (const json& row : *results) {
+    if (!row.is_object() || !NumberAt(row, "MsgSize")) continue;
+    if (!NumberAt(row, "BW_average_bytes_per_sec") && !NumberAt(row, "BW_average")) continue;
+    if (largest == nullptr || *NumberAt(row, "MsgSize") > *NumberAt(*largest, "MsgSize")) largest = &row;
+  }
+  if (largest == nullptr) {
+    return FileError(path, "no result row has MsgSize and BW_average (a latency run has no bandwidth to judge)");
+  }
+  RunMeasurement run;
+  run.unit = PerftestUnit(info);
+  if (const auto bytes = NumberAt(*largest, "BW_average_bytes_per_sec")) {
+    run.bytes_per_s = *bytes;
+  } else {
+    const double average = *NumberAt(*largest, "BW_average");
+    run.bytes_per_s = run.unit == RateUnit::kGbps ? average * 1e9 / 8.0 : average * 1048576.0;
+  }
+  const std::string test = StringOr(info, "test", "perftest run");
+  run.label = fmt::format("{} at {} B", test, static_cast<uint64_t>(*NumberAt(*largest, "MsgSize")));
+  run.transport = StringOr(info, "transport", "");
+  run.device = StringOr(info, "Device", "");
+  if (const auto port = NumberAt(info, "ib_port")) run.port = static_cast<int>(*port);
+  if (const auto mtu = NumberAt(info, "Mtu")) run.mtu_bytes = static_cast<int>(*mtu);
+  if (run.transport.empty() && !run.device.empty()) run.transport = "verbs";
+  run.unreliable_datagram = StringOr(info, "Connection_type", "") == "UD";
+  if (const auto qps = NumberAt(info, "Number_of_qps")) run.qps = static_cast<int>(*qps);
+  return std::vector<RunMeasurement>{run};
+}
+
+Result<std::vector<RunMeasurement>> MatrixMeasurements(const std::string& path, const json& document) {
+  const auto cells = document.find("cells");
+  if (cells == document.end() || !cells->is_array()) return FileError(path, "a matrix run needs an array 'cells'");
+  std::string device;
+  int port = 1;
+  if (const auto config = document.find("config"); config != document.end() && config->is_object()) {
+    if (const auto verbs = config->find("verbs"); verbs != config->end() && verbs->is_object()) {
+      device = StringOr(*verbs, "device", "");
+      if (const auto p = NumberAt(*verbs, "port")) port = static_cast<int>(*p);
+    }
+  }
+  std::map<std::string, std::pair<double, RunMeasurement>> largest;
+  for (const json& cell : *cells) {
+    if (!cell.is_object() || StringOr(cell, "status", "") != "ok") continue;
+    const auto median = NumberAt(cell, "median_gbps");
+    const auto block = NumberAt(cell, "block_size");
+    if (!median || !block) continue;
+    RunMeasurement run;
+    run.transport = StringOr(cell, "transport", "");
+    run.device = device;
+    if (const auto route = cell.find("path"); route != cell.end() && route->is_object()) {
+      run.transport = StringOr(*route, "transport", run.transport);
+      run.device = StringOr(*route, "device", run.device);
+    }
+    run.port = port;
+    run.bytes_per_s = *median * 1e9;
+    run.unit = RateUnit::kGBps;
+    const std::string direction = StringOr(cell, "direction", "?");
+    run.label = fmt::format("matrix {} {} {}", direction, run.transport, StringOr(cell, "block_label", "?"));
+    const std::string key = direction + "/" + run.transport;
+    if (const auto it = largest.find(key); it == largest.end() || *block > it->second.first) {
+      largest[key] = {*block, run};
+    }
+  }
+  std::vector<RunMeasurement> runs;
+  for (auto& [key, entry] : largest) runs.push_back(std::move(entry.second));
+  if (runs.empty()) return FileError(path, "no matrix cell has status ok and a median_gbps");
+  return runs;
+}
+
+}  // namespace
+
+Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return FileError(path, "cannot be read (missing or not permitted)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  json document;
+  try {
+    document = json::parse(text.str());
+  } catch (const json::parse_error& error) {
+    return FileError(path, fmt::format("not JSON: {}", error.what()));
+  }
+  if (!document.is_object()) return FileError(path, "the top level is not a JSON object");
+  if (document.contains("test_info")) return PerftestMeasurement(path, document);
+  if (const auto schema = document.find("schema");
+      schema != document.end() && schema->is_object() && StringOr(*schema, "name", "") == "xfer.matrix") {
+    return MatrixMeasurements(path, document);
+  }
+  return FileError(path, "neither a perftest run (no 'test_info') nor an xfer matrix run (no schema 'xfer.matrix')");
+}
+
+}  // namespace xfer::doctor

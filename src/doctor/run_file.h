@@ -1,0 +1,37 @@
+// Measurements read from a run's JSON: perftest tests' --json
+// (report/json_report.h) or `xfer matrix --json` (report/matrix/matrix_json.h).
+#ifndef XFER_DOCTOR_RUN_FILE_H_
+#define XFER_DOCTOR_RUN_FILE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/units.h"
+#include "xfer/status.h"
+
+namespace xfer::doctor {
+
+struct RunMeasurement {
+  std::string label;      // "Send_BW_Test at 65536 B", "matrix H2H write verbs 64M"
+  std::string transport;  // "verbs", "shm", "tcp"; "" when the file does not say
+  std::string device;     // "" when the file names none
+  int port = 1;           // test_info.ib_port or the matrix's verbs port; 1 when absent
+  std::optional<int> mtu_bytes;
+  bool unreliable_datagram = false;
+  int qps = 1;
+  double bytes_per_s = 0;
+  RateUnit unit = RateUnit::kGBps;  // the unit the run reported in
+};
+
+// perftest files: one measurement, the row with the largest MsgSize (the
+// bandwidth-bound end of a sweep). Matrix files: per (direction, transport),
+// the ok cell with the largest block size.
+// Errors (kInvalidArgument, the message naming `path` and the problem): the
+// file cannot be read, is not JSON, is JSON of neither format, or holds no
+// bandwidth result (a latency run).
+Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path);
+
+}  // namespace xfer::doctor
+
+#endif  // XFER_DOCTOR_RUN_FILE_H_

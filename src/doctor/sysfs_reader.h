@@ -1,0 +1,63 @@
+// SysfsReader: reads /sys and /proc under a root directory, so that tests run
+// on recorded trees ("/" on a live host).
+//
+// Paths passed in are absolute system paths ("/sys/class/net/eth0/speed");
+// the reader prefixes its root. Symbolic links inside a recorded tree must be
+// relative (as the kernel's are), so that they resolve inside the root.
+// Every read gives a value or the reason it is unknown (missing file,
+// permission denied, EINVAL as a down netdev's speed gives, empty file, a
+// value of -1), never a default. Thread-compatible; holds no mutable state.
+#ifndef XFER_DOCTOR_SYSFS_READER_H_
+#define XFER_DOCTOR_SYSFS_READER_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "doctor/reading.h"
+
+namespace xfer::doctor {
+
+class SysfsReader {
+ public:
+  explicit SysfsReader(std::filesystem::path root = "/");
+
+  const std::filesystem::path& root() const { return root_; }
+
+  // The file's first line, trailing whitespace removed. Unknown when the
+  // file is missing, cannot be read (the reason names errno: "permission
+  // denied", "read fails with EINVAL (...)") or is empty.
+  Reading<std::string> ReadText(std::string_view path) const;
+
+  // An integer (decimal, or hex with 0x as sysfs prints PCI ids). Unknown as
+  // ReadText, when the text is no integer, and when it is -1 (the kernel's
+  // "does not know": netdev speed, numa_node).
+  Reading<int64_t> ReadInteger(std::string_view path) const;
+
+  // Names in a directory, sorted; empty when it is absent or unreadable.
+  std::vector<std::string> List(std::string_view path) const;
+
+  bool Exists(std::string_view path) const;
+
+  // The path with every symbolic link resolved, as a system path below the
+  // root ("/sys/devices/pci0000:00/..."); nullopt when it does not exist or
+  // resolves outside the root.
+  std::optional<std::string> Resolve(std::string_view path) const;
+
+ private:
+  std::filesystem::path Full(std::string_view path) const;
+
+  std::filesystem::path root_;
+};
+
+// The parent of a system path ("/a/b" -> "/a"; "/" -> "/").
+std::string ParentPath(std::string_view path);
+// The last component ("/a/b" -> "b").
+std::string BaseName(std::string_view path);
+
+}  // namespace xfer::doctor
+
+#endif  // XFER_DOCTOR_SYSFS_READER_H_

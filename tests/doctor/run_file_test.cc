@@ -1,0 +1,62 @@
+// Loading run JSON: perftest --json and matrix --json, and the errors.
+#include "doctor/run_file.h"
+
+#include <gtest/gtest.h>
+
+#include "tree_util.h"
+
+namespace xfer::doctor {
+namespace {
+
+using testing::RunFixture;
+
+TEST(RunFile, PerftestTakesTheLargestMessage) {
+  const auto runs = LoadRunFile(RunFixture("seed002_send_bw_ud.json"));
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 1u);
+  const RunMeasurement& run = runs->front();
+  EXPECT_EQ(run.label, "Send_BW_Test at 4096 B");
+  EXPECT_EQ(run.device, "mlx4_0");
+  EXPECT_EQ(run.port, 2);
+  EXPECT_EQ(run.mtu_bytes, 4096);
+  EXPECT_TRUE(run.unreliable_datagram);
+  EXPECT_EQ(run.transport, "verbs");
+  EXPECT_EQ(run.unit, RateUnit::kMiBps);
+  EXPECT_DOUBLE_EQ(run.bytes_per_s, 1492.75 * 1048576.0);
+}
+
+TEST(RunFile, GbitsUnitsAndExactBytesField) {
+  const auto runs = LoadRunFile(RunFixture("seed000_read_bw_q4.json"));
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  EXPECT_EQ(runs->front().unit, RateUnit::kGbps);
+  EXPECT_EQ(runs->front().qps, 4);
+  EXPECT_DOUBLE_EQ(runs->front().bytes_per_s, 12255000000.0);
+  const auto write = LoadRunFile(RunFixture("seed000_write_bw_1qp.json"));
+  ASSERT_TRUE(write.ok()) << write.status().message();
+  EXPECT_DOUBLE_EQ(write->front().bytes_per_s, 44.85e9 / 8);
+}
+
+TEST(RunFile, MatrixLargestOkCellPerDirectionAndTransport) {
+  const auto runs = LoadRunFile(RunFixture("matrix_shm.json"));
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().transport, "shm");
+  EXPECT_DOUBLE_EQ(runs->front().bytes_per_s, 11.4e9);
+  EXPECT_EQ(runs->front().label, "matrix H2H shm 1M");
+}
+
+void ExpectError(const std::string& name, const std::string& problem) {
+  const std::string path = RunFixture(name);
+  const auto runs = LoadRunFile(path);
+  ASSERT_FALSE(runs.ok()) << name;
+  EXPECT_NE(runs.status().message().find(path), std::string::npos) << runs.status().message();
+  EXPECT_NE(runs.status().message().find(problem), std::string::npos) << runs.status().message();
+}
+
+TEST(RunFile, TruncatedIsNotJson) { ExpectError("truncated.json", "not JSON"); }
+TEST(RunFile, ForeignJsonIsNeitherFormat) { ExpectError("foreign.json", "neither a perftest run"); }
+TEST(RunFile, WrongTypedResults) { ExpectError("wrong_type.json", "an array 'results'"); }
+TEST(RunFile, MissingFile) { ExpectError("no_such_run.json", "cannot be read"); }
+
+}  // namespace
+}  // namespace xfer::doctor

@@ -1,0 +1,93 @@
+// Verdicts for the seed runs (doctor.md §3), end to end through Diagnose.
+#include "doctor/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "doctor/doctor_report.h"
+#include "tree_util.h"
+
+namespace xfer::doctor {
+namespace {
+
+using testing::RunFixture;
+using testing::Tree;
+
+Verdict Judge(const std::string& tree, const std::string& run) {
+  DoctorOptions options;
+  options.sysfs_root = Tree(tree);
+  options.run_path = RunFixture(run);
+  const Result<DoctorReport> report = Diagnose(options);
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  if (!report.ok() || report->verdicts.size() != 1) return {};
+  return report->verdicts.front();
+}
+
+void ExpectHas(const Verdict& verdict, const std::string& text) {
+  EXPECT_NE(verdict.line.find(text), std::string::npos) << verdict.line;
+}
+
+TEST(Verdict, Seed001SendBwIs99Point7PercentOfThe10GPort) {
+  const Verdict verdict = Judge("seed001_hns_25g_at_10g", "seed001_send_bw.json");
+  ASSERT_TRUE(verdict.fraction.has_value());
+  EXPECT_NEAR(*verdict.fraction, 0.997, 5e-4);
+  EXPECT_TRUE(verdict.link_bound);
+  ExpectHas(verdict, "(99.7 %)");
+  ExpectHas(verdict, "bound by port rate 10 Gb/s");
+  ExpectHas(verdict, "1168.70 MiB/s");
+}
+
+TEST(Verdict, Seed002UdIs86Point8PercentBoundByPcie) {
+  const Verdict verdict = Judge("seed002_cx2_qdr_gen2_x4", "seed002_send_bw_ud.json");
+  ASSERT_TRUE(verdict.fraction.has_value());
+  EXPECT_NEAR(*verdict.fraction, 0.868, 5e-4);
+  ExpectHas(verdict, "(86.8 %)");
+  ExpectHas(verdict, "bound by PCIe 2.0 x4");
+}
+
+TEST(Verdict, Seed000ReadQ4Is100Percent) {
+  const Verdict verdict = Judge("seed000_100g_roce", "seed000_read_bw_q4.json");
+  ASSERT_TRUE(verdict.fraction.has_value());
+  ExpectHas(verdict, "(100.0 %)");
+  ExpectHas(verdict, "bound by port rate 100 Gb/s");
+  EXPECT_EQ(verdict.line.find("above the model"), std::string::npos) << verdict.line;
+}
+
+TEST(Verdict, Seed000Write1QpIsNotLinkBound) {
+  const Verdict verdict = Judge("seed000_100g_roce", "seed000_write_bw_1qp.json");
+  ASSERT_TRUE(verdict.fraction.has_value());
+  EXPECT_NEAR(*verdict.fraction, 0.457, 5e-4);
+  EXPECT_FALSE(verdict.link_bound);
+  ExpectHas(verdict, "(45.7 %)");
+  ExpectHas(verdict, "not link-bound");
+  ExpectHas(verdict, "-q 4");
+}
+
+TEST(Verdict, ShmRunHasNoRdmaLink) {
+  const Verdict verdict = Judge("veth_rxe", "matrix_shm.json");
+  ExpectHas(verdict, "no RDMA link on th");
+  EXPECT_FALSE(verdict.fraction.has_value());
+}
+
+TEST(Verdict, UnknownCeilingSaysSo) {
+  RunMeasurement run;
+  run.label = "x";
+  run.bytes_per_s = 1e9;
+  Ceiling ceiling;
+  ceiling.bytes_per_s = Reading<double>::Unknown("port rate unknown: speed is missing");
+  const Verdict verdict = JudgeRun(run, ceiling);
+  EXPECT_FALSE(verdict.fraction.has_value());
+  ExpectHas(verdict, "expected unknown (port rate unknown: speed is missing)");
+}
+
+TEST(Verdict, DeviceNotUnderRootIsNotFound) {
+  DoctorOptions options;
+  options.sysfs_root = Tree("veth_rxe");
+  options.device = "mlx5_9";
+  const Result<DoctorReport> report = Diagnose(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("no RDMA device named 'mlx5_9'"), std::string::npos);
+  EXPECT_NE(report.status().message().find("rxe0"), std::string::npos) << report.status().message();
+}
+
+}  // namespace
+}  // namespace xfer::doctor

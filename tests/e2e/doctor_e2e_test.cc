@@ -1,0 +1,76 @@
+// `xfer doctor` as a user runs it, on the recorded sysfs trees of
+// tests/doctor/testdata (no RDMA hardware needed).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "e2e/process.h"
+
+namespace xfer::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kData = std::string(XFER_SOURCE_DIR) + "/tests/doctor/testdata";
+const std::string kSeed002 = kData + "/sysfs/seed002_cx2_qdr_gen2_x4";
+const std::string kSeed002Run = kData + "/runs/seed002_send_bw_ud.json";
+
+TEST(DoctorE2e, SeedTreeAndRunPrintTheVerdict) {
+  const ProcessResult result = RunXfer({"doctor", "--sysfs-root", kSeed002, "--run", kSeed002Run}, 30s);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("measured 1492.75 MiB/s (12.52 Gb/s) (86.8 %), bound by PCIe 2.0 x4"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("PCIe 2.0 x4 limits this port to 1.803 GB/s, below the 40 Gb/s QDR link"),
+            std::string::npos)
+      << result.out;
+}
+
+TEST(DoctorE2e, JsonParsesAndNamesTheBindingFactor) {
+  const std::string path = ::testing::TempDir() + "/doctor-" + std::to_string(::getpid()) + ".json";
+  const ProcessResult result =
+      RunXfer({"doctor", "--sysfs-root", kSeed002, "--run", kSeed002Run, "--json", path}, 30s);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream in(path);
+  const nlohmann::json document = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::remove(path.c_str());
+  ASSERT_FALSE(document.is_discarded()) << "--json wrote no valid JSON";
+  ASSERT_TRUE(document["ports"].is_array());
+  ASSERT_FALSE(document["ports"].empty());
+  bool port2 = false;
+  for (const auto& port : document["ports"]) {
+    EXPECT_EQ(port["ceiling"]["binding"], "PCIe 2.0 x4 link at 0000:03:00.0") << port.dump();
+    port2 = true;
+  }
+  EXPECT_TRUE(port2);
+  ASSERT_EQ(document["verdicts"].size(), 1u);
+  EXPECT_NEAR(document["verdicts"][0]["fraction"].get<double>(), 0.868, 5e-4);
+}
+
+TEST(DoctorE2e, BadRunJsonExitsNonZeroNamingTheFile) {
+  const std::string run = kData + "/runs/truncated.json";
+  const ProcessResult result = RunXfer({"doctor", "--sysfs-root", kSeed002, "--run", run}, 30s);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_NE(result.err.find(run), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("not JSON"), std::string::npos) << result.err;
+}
+
+TEST(DoctorE2e, UnknownFlagExitsTwoNamingIt) {
+  const ProcessResult result = RunXfer({"doctor", "--sysfs-root", kSeed002, "--bogus-flag"}, 30s);
+  EXPECT_EQ(result.exit_code, 2) << result.out;
+  EXPECT_NE(result.err.find("--bogus-flag"), std::string::npos) << result.err;
+}
+
+TEST(DoctorE2e, DashDNamingNoDeviceIsAClearError) {
+  const ProcessResult result =
+      RunXfer({"doctor", "--sysfs-root", kData + "/sysfs/veth_rxe", "-d", "mlx5_9"}, 30s);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_NE(result.err.find("no RDMA device named 'mlx5_9'"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("have: rxe0"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace xfer::testing
