@@ -11,6 +11,7 @@ packages=(
   libibverbs-dev librdmacm-dev ibverbs-providers pkg-config  # rdma-core: the verbs transport
   iperf3            # the tcp baseline in bench/run_baselines.sh
   chromium          # headless rendering check of `xfer report` (tests/e2e)
+  clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh
 )
 
 missing=()

@@ -17,6 +17,11 @@ for flavour in release asan; do
   ctest --test-dir "build/$flavour" --output-on-failure -j "$(nproc)" --timeout 300
 done
 
+# What `xfer report` and `xfer compare` read comes from anywhere: fuzz the
+# parser and the renderers for a bounded time (scripts/fuzz.sh).
+echo "=== fuzz: run files"
+scripts/fuzz.sh "${XFER_FUZZ_SECONDS:-90}"
+
 # The verbs path needs RDMA devices: boot the Soft-RoCE VM and run the
 # release build's verbs suite there (tests/softroce/run.sh).
 echo "=== verbs: Soft-RoCE VM"

@@ -49,7 +49,7 @@ std::vector<Measured> Points(const RunDocument& run) {
   for (const MatrixCell& cell : run.cells) {
     const std::string key = fmt::format("{} {} {}", cell.transport, cell.direction,
                                         BinarySizeLabel(static_cast<double>(cell.block_size)));
-    out.push_back({key, cell.median_gbps, cell.median_gbps ? "" : cell.status, cell.min_gbps,
+    out.push_back({key, cell.median_gbps, cell.median_gbps ? "" : CellStatusText(cell), cell.min_gbps,
                    cell.max_gbps, cell.samples});
   }
   return out;
@@ -68,10 +68,7 @@ std::string What(const RunDocument& run) {
 }
 
 void JudgeSpread(const RunDocument& a, const Measured& pa, const Measured& pb, ComparePoint& point) {
-  if (a.kind != RunKind::kMatrix) {
-    point.spread_note = "unknown: perftest rows carry no run-to-run spread";
-    return;
-  }
+  if (a.kind != RunKind::kMatrix) return;  // Comparison::spread_unknown_because
   if (!pa.value || !pb.value) {
     point.spread_note = "unknown: not measured in both";
     return;
@@ -102,7 +99,12 @@ std::string_view SpreadName(Spread spread) {
 Result<Comparison> CompareRuns(const RunDocument& a, const RunDocument& b) {
   XFER_RETURN_IF_ERROR(CheckComparable(a, b));
   Comparison out{a.name, b.name, What(a),
-                 a.kind == RunKind::kMatrix ? "transport direction block" : "MsgSize", {}};
+                 a.kind == RunKind::kMatrix ? "transport direction block" : "MsgSize", {}, ""};
+  if (a.kind != RunKind::kMatrix) {
+    out.spread_unknown_because =
+        "perftest rows carry an average and a peak, not a spread across runs; repeat each run "
+        "and compare the repeats, or use xfer matrix --loops";
+  }
   const std::vector<Measured> in_a = Points(a);
   const std::vector<Measured> in_b = Points(b);
   auto find = [](const std::vector<Measured>& points, const std::string& key) {
@@ -155,9 +157,11 @@ std::string RenderComparison(const Comparison& comparison) {
   }
   std::string text = fmt::format("A: {}\nB: {}\nCompared: {}\n", comparison.a_name,
                                  comparison.b_name, comparison.what);
-  text +=
-      "Spread: within when the min..max of A's and B's samples overlap; unknown where a file "
-      "carries no spread.\n\n";
+  text += comparison.spread_unknown_because.empty()
+              ? std::string("Spread: within when the min..max of A's and B's samples overlap; "
+                            "unknown where a file carries no spread.\n\n")
+              : fmt::format("Spread: unknown for every point: {}.\n\n",
+                            comparison.spread_unknown_because);
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {

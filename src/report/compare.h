@@ -48,6 +48,9 @@ struct Comparison {
   std::string what;  // "RDMA_Write_BW_Test BW_average [Gb/s (10^9 bit/s)]"
   std::string key_header;  // "MsgSize" or "transport direction block"
   std::vector<ComparePoint> points;  // A's order, then the points only in B
+  // Why no point has a known spread, when that holds for the whole kind of
+  // run (perftest rows); "" otherwise. Points then carry no note of their own.
+  std::string spread_unknown_because;
 };
 
 // Errors: kInvalidArgument when the runs are of different kinds, tests or

@@ -36,7 +36,9 @@ std::string HeaderText(const std::string& header) {
   return out + Escape(header.substr(start));
 }
 
-// A code span that the text cannot close: fenced by more backticks than it has.
+// A code span that the text cannot close: fenced by more backticks than it
+// has, and padded with a space only where the text starts or ends with one
+// (CommonMark strips one space from each side of such a span).
 std::string CodeSpan(const std::string& text) {
   size_t longest = 0;
   size_t run = 0;
@@ -47,7 +49,8 @@ std::string CodeSpan(const std::string& text) {
   const std::string fence(longest + 1, '`');
   std::string one_line;
   for (char c : text) one_line += (c == '\n' || c == '\r') ? ' ' : c;
-  return fmt::format("{0} {1} {0}", fence, one_line);
+  const bool pad = !one_line.empty() && (one_line.front() == '`' || one_line.back() == '`');
+  return fmt::format("{0}{2}{1}{2}{0}", fence, one_line, pad ? " " : "");
 }
 
 std::string Table(const RunTable& table) {
@@ -63,6 +66,8 @@ std::string Table(const RunTable& table) {
     for (const TableCell& cell : row) text += fmt::format(" {} |", Escape(cell.text));
     text += "\n";
   }
+  if (!table.notes.empty()) text += "\n";
+  for (const std::string& note : table.notes) text += fmt::format("- {}\n", Escape(note));
   return text;
 }
 

@@ -81,6 +81,7 @@ void Flatten(const json& value, const std::string& key,
       Flatten(inner, key.empty() ? member : key + "." + member, out);
     }
   } else if (value.is_array()) {
+    if (value.empty()) out.emplace_back(key, "none");
     for (size_t i = 0; i < value.size(); ++i) Flatten(value[i], fmt::format("{}[{}]", key, i), out);
   } else if (value.is_string()) {
     out.emplace_back(key, value.get<std::string>());
@@ -91,10 +92,13 @@ void Flatten(const json& value, const std::string& key,
   }
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> ReadFingerprint(const Field& field) {
+// Keys are JSON paths from the document's root ("hosts.initiator.kernel"),
+// so that a reader can find each value in the file.
+Result<std::vector<std::pair<std::string, std::string>>> ReadFingerprint(
+    const Field& field, const std::string& member) {
   XFER_RETURN_IF_ERROR(field.ExpectObject());
   std::vector<std::pair<std::string, std::string>> out;
-  Flatten(field.value(), "", out);
+  Flatten(field.value(), member, out);
   return out;
 }
 
@@ -177,7 +181,7 @@ Status ReadPerftest(const Field& root, RunDocument& run) {
   XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(root));
   XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> fingerprint, root.OptionalMember("fingerprint"));
   if (fingerprint && !fingerprint->is_null()) {
-    XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*fingerprint));
+    XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*fingerprint, "fingerprint"));
   }
   return ReadPerftestRows(root, mode == "duration", run);
 }
@@ -194,6 +198,9 @@ Result<MatrixCell> ReadCell(const Field& cell) {
   XFER_REPORT_ASSIGN_OR_RETURN(out.block_label, OptionalString(cell, "block_label"));
   XFER_REPORT_ASSIGN_OR_RETURN(Field status, cell.Member("status"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.status, status.String());
+  if (out.status != "ok" && out.status != "unsupported" && out.status != "failed") {
+    return status.Error(fmt::format("'{}' is not ok, unsupported or failed", out.status));
+  }
   XFER_REPORT_ASSIGN_OR_RETURN(out.reason, OptionalString(cell, "reason"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.median_gbps, OptionalNumber(cell, "median_gbps"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.min_gbps, OptionalNumber(cell, "min_gbps"));
@@ -250,7 +257,7 @@ Status ReadMatrix(const Field& root, RunDocument& run) {
   XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(meta));
   XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> hosts, root.OptionalMember("hosts"));
   if (hosts && !hosts->is_null()) {
-    XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*hosts));
+    XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*hosts, "hosts"));
   }
   XFER_RETURN_IF_ERROR(ReadMatrixAxes(root, run));
   XFER_REPORT_ASSIGN_OR_RETURN(Field cells, root.Member("cells"));
@@ -339,6 +346,10 @@ Result<RunDocument> LoadRunDocument(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) return IoError(fmt::format("{}: cannot read", path));
   return ParseRunDocument(path, text.str());
+}
+
+std::string CellStatusText(const MatrixCell& cell) {
+  return cell.status == "unsupported" ? std::string("n/a") : cell.status;
 }
 
 }  // namespace xfer::report

@@ -71,7 +71,7 @@ struct MatrixCell {
   std::string direction;
   uint64_t block_size = 0;
   std::string block_label;
-  std::string status;  // "ok", "n/a", "failed", ...
+  std::string status;  // "ok", "unsupported" or "failed" (bench/matrix/cell_result.h)
   std::string reason;
   std::optional<double> median_gbps;
   std::optional<double> min_gbps;
@@ -79,6 +79,10 @@ struct MatrixCell {
   size_t samples = 0;  // timed samples behind median/min/max
   EfficiencyInfo efficiency;
 };
+
+// A cell's status in the matrix table's words: "n/a" for "unsupported"
+// (the path cannot run here), else the status as is.
+std::string CellStatusText(const MatrixCell& cell);
 
 struct RunDocument {
   std::string name;  // the path as given, used in every message and legend

@@ -1,6 +1,10 @@
 #include "report/run_tables.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
 
 #include "report/html/svg_plot.h"
 
@@ -23,8 +27,43 @@ bool AnyEfficiency(const std::vector<Row>& rows) {
   return false;
 }
 
-// "unknown (tcp: not measured)" keeps the file's reason for an unknown.
-std::string CeilingText(const EfficiencyInfo& info, const std::string& unit) {
+// The distinct ceiling sources of a table, in order of first appearance.
+class CeilingSources {
+ public:
+  template <typename Row>
+  explicit CeilingSources(const std::vector<Row>& rows) {
+    for (const Row& row : rows) {
+      if (row.efficiency.ceiling && !row.efficiency.ceiling->source.empty()) {
+        Add(row.efficiency.ceiling->source);
+      }
+    }
+  }
+
+  // " [2]" when the table has several sources; "" otherwise.
+  std::string Citation(const std::string& source) const {
+    if (sources_.size() < 2 || source.empty()) return "";
+    const auto at = std::find(sources_.begin(), sources_.end(), source);
+    return fmt::format(" [{}]", at - sources_.begin() + 1);
+  }
+
+  void AppendNotes(std::vector<std::string>& notes) const {
+    if (sources_.size() == 1) notes.push_back("Ceiling: " + sources_.front());
+    for (size_t i = 0; sources_.size() > 1 && i < sources_.size(); ++i) {
+      notes.push_back(fmt::format("[{}] {}", i + 1, sources_[i]));
+    }
+  }
+
+ private:
+  void Add(const std::string& source) {
+    if (std::find(sources_.begin(), sources_.end(), source) == sources_.end()) {
+      sources_.push_back(source);
+    }
+  }
+  std::vector<std::string> sources_;
+};
+
+std::string CeilingText(const EfficiencyInfo& info, const std::string& unit,
+                        const CeilingSources& sources) {
   if (!info.ceiling) return "unknown";
   const Ceiling& ceiling = *info.ceiling;
   std::string text = ceiling.bytes_per_sec
@@ -32,13 +71,12 @@ std::string CeilingText(const EfficiencyInfo& info, const std::string& unit) {
                                               : BytesPerSecToUnit(*ceiling.bytes_per_sec, unit),
                                  2)
                          : std::string("unknown");
-  if (!ceiling.source.empty()) text += fmt::format(" ({})", ceiling.source);
-  return text;
+  return text + sources.Citation(ceiling.source);
 }
 
 void AddEfficiencyCells(const EfficiencyInfo& info, const std::string& unit,
-                        std::vector<TableCell>& row) {
-  row.push_back({CeilingText(info, unit), std::nullopt});
+                        const CeilingSources& sources, std::vector<TableCell>& row) {
+  row.push_back({CeilingText(info, unit, sources), std::nullopt});
   row.push_back({EfficiencyText(info.efficiency), std::nullopt});
 }
 
@@ -53,14 +91,16 @@ RunTable BandwidthTable(const RunDocument& run) {
     table.header.push_back(fmt::format("ceiling [{}]", unit));
     table.header.push_back("efficiency");
   }
+  const CeilingSources sources(run.bandwidth);
   for (const BandwidthRow& r : run.bandwidth) {
     std::vector<TableCell> row = {{std::to_string(r.size), {}},
                                   {Fixed(r.bw_peak, 2), {}},
                                   {Fixed(r.bw_average, 2), {}},
                                   {Fixed(r.msg_rate_mpps, 6), {}}};
-    if (efficiency) AddEfficiencyCells(r.efficiency, run.bw_unit, row);
+    if (efficiency) AddEfficiencyCells(r.efficiency, run.bw_unit, sources, row);
     table.rows.push_back(std::move(row));
   }
+  sources.AppendNotes(table.notes);
   return table;
 }
 
@@ -77,6 +117,7 @@ RunTable LatencyTable(const RunDocument& run) {
     table.header.push_back("ceiling [GB/s]");
     table.header.push_back("efficiency");
   }
+  const CeilingSources sources(run.latency);
   for (const LatencyRow& r : run.latency) {
     std::vector<TableCell> row = {{std::to_string(r.size), {}}};
     if (iterations) {
@@ -87,9 +128,10 @@ RunTable LatencyTable(const RunDocument& run) {
     } else {
       row.push_back({Fixed(r.t_avg_us, 2), {}});
     }
-    if (efficiency) AddEfficiencyCells(r.efficiency, "", row);
+    if (efficiency) AddEfficiencyCells(r.efficiency, "", sources, row);
     table.rows.push_back(std::move(row));
   }
+  sources.AppendNotes(table.notes);
   return table;
 }
 
@@ -106,13 +148,61 @@ const MatrixCell* FindCell(const RunDocument& run, const std::string& transport,
 std::string MedianText(const MatrixCell* cell) {
   if (cell == nullptr) return kNotInFile;
   if (cell->median_gbps) return Fixed(*cell->median_gbps, 2);
-  return cell->status;
+  return CellStatusText(*cell);
 }
 
 std::string CellEfficiencyText(const MatrixCell* cell) {
   if (cell == nullptr) return kNotInFile;
-  if (!cell->median_gbps) return cell->status;
+  if (!cell->median_gbps) return CellStatusText(*cell);
   return EfficiencyText(cell->efficiency.efficiency);
+}
+
+// One note per distinct (status, reason) of the cells without a median,
+// naming the columns it covers: "n/a in D2rD shm, D2rH shm: <reason>".
+std::vector<std::string> StatusNotes(const RunDocument& run) {
+  std::vector<std::pair<std::string, std::string>> keys;  // first-seen order
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> columns;
+  for (const std::string& direction : run.directions) {
+    for (const std::string& transport : run.transports) {
+      for (const MatrixCell& cell : run.cells) {
+        if (cell.median_gbps || cell.direction != direction || cell.transport != transport) {
+          continue;
+        }
+        const auto key = std::make_pair(CellStatusText(cell), cell.reason);
+        auto [it, added] = columns.try_emplace(key);
+        if (added) keys.push_back(key);
+        const std::string column = direction + " " + transport;
+        if (std::find(it->second.begin(), it->second.end(), column) == it->second.end()) {
+          it->second.push_back(column);
+        }
+      }
+    }
+  }
+  std::vector<std::string> notes;
+  for (const auto& key : keys) {
+    notes.push_back(fmt::format("{} in {}: {}", key.first, fmt::join(columns[key], ", "),
+                                key.second.empty() ? "no reason given" : key.second));
+  }
+  return notes;
+}
+
+// "shm: <source>" for each transport whose cells name a ceiling source.
+std::vector<std::string> MatrixCeilingNotes(const RunDocument& run) {
+  std::vector<std::string> notes;
+  for (const std::string& transport : run.transports) {
+    std::vector<std::string> sources;
+    for (const MatrixCell& cell : run.cells) {
+      if (cell.transport != transport || !cell.efficiency.ceiling) continue;
+      const std::string& source = cell.efficiency.ceiling->source;
+      if (!source.empty() && std::find(sources.begin(), sources.end(), source) == sources.end()) {
+        sources.push_back(source);
+      }
+    }
+    for (const std::string& source : sources) {
+      notes.push_back(source.starts_with(transport + ":") ? source : transport + ": " + source);
+    }
+  }
+  return notes;
 }
 
 // `text_of` prints a cell; `heat` says whether cells carry their median.
@@ -143,11 +233,13 @@ RunTable MatrixGrid(const RunDocument& run, std::string caption, TextOf text_of,
 std::vector<RunTable> MatrixTables(const RunDocument& run) {
   std::vector<RunTable> tables;
   tables.push_back(MatrixGrid(run, "matrix: median GB/s (10^9 bytes/s)", MedianText, true));
+  tables.back().notes = StatusNotes(run);
   bool efficiency = false;
   for (const MatrixCell& cell : run.cells) efficiency |= cell.efficiency.efficiency.has_value();
   if (efficiency) {
     tables.push_back(MatrixGrid(run, "matrix: efficiency against the ceiling", CellEfficiencyText,
                                 false));
+    tables.back().notes = MatrixCeilingNotes(run);
   }
   return tables;
 }

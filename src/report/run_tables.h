@@ -8,8 +8,11 @@
 //  * matrix: the seed's layout (report/matrix/matrix_markdown.h), a row per
 //    block size and a column per direction x transport, direction-major,
 //    median GB/s; each cell carries its value for heat colouring. A cell
-//    the file does not hold prints "—"; one that did not run, its status.
+//    the file does not hold prints "—"; one that could not run, "n/a"; one
+//    that failed, "failed"; their reasons are notes, one per reason.
 //    When any cell has an efficiency, a second table gives them likewise.
+// A ceiling's source is a note, not a cell: one "Ceiling: ..." line when
+// the whole table has one source, else "[n] ..." lines that the cells cite.
 // Figures the file lacks print "unknown", never a guess. Pure; thread-safe.
 #ifndef XFER_REPORT_RUN_TABLES_H_
 #define XFER_REPORT_RUN_TABLES_H_
@@ -32,6 +35,7 @@ struct RunTable {
   std::vector<std::string> header;  // may contain "<br>" between two words
   std::vector<std::vector<TableCell>> rows;
   bool heat = false;  // colour the cells by TableCell::heat
+  std::vector<std::string> notes;  // lines to print under the table, as text
 };
 
 std::vector<RunTable> RunTables(const RunDocument& run);

@@ -36,13 +36,16 @@ std::string TempPath(const char* tag) {
 
 }  // namespace
 
-Process::Process(const std::vector<std::string>& args)
+Process::Process(const std::vector<std::string>& args) : Process(XFER_BINARY, args) {}
+
+Process::Process(const std::string& program, const std::vector<std::string>& args)
     : out_path_(TempPath("out")), err_path_(TempPath("err")) {
-  std::vector<std::string> argv_storage = {XFER_BINARY};
+  std::vector<std::string> argv_storage = {program};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork");
   if (pid_ == 0) {
+    setpgid(0, 0);
     int out = open(out_path_.c_str(), O_WRONLY | O_TRUNC);
     int err = open(err_path_.c_str(), O_WRONLY | O_TRUNC);
     dup2(out, 1);
@@ -52,7 +55,7 @@ Process::Process(const std::vector<std::string>& args)
     std::vector<char*> argv;
     for (auto& a : argv_storage) argv.push_back(a.data());
     argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execvp(argv[0], argv.data());
     _exit(127);
   }
 }
@@ -65,6 +68,7 @@ Process::~Process() {
 
 void Process::Kill() {
   if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);  // the group; fails harmlessly if the child has not made it yet
   kill(pid_, SIGKILL);
   int status;
   waitpid(pid_, &status, 0);
@@ -96,6 +100,12 @@ ProcessResult Process::Wait(std::chrono::milliseconds timeout) {
 
 ProcessResult RunXfer(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
   Process process(args);
+  return process.Wait(timeout);
+}
+
+ProcessResult RunProgram(const std::string& program, const std::vector<std::string>& args,
+                         std::chrono::milliseconds timeout) {
+  Process process(program, args);
   return process.Wait(timeout);
 }
 

@@ -22,6 +22,10 @@ class Process {
  public:
   // Starts `XFER_BINARY args...`; output goes to temporary files.
   explicit Process(const std::vector<std::string>& args);
+  // Starts `program args...` likewise (program: a path, or a name on PATH).
+  // The child leads its own process group, so that Kill() also ends what it
+  // started (a browser's renderers, a loopback run's server).
+  Process(const std::string& program, const std::vector<std::string>& args);
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
@@ -40,6 +44,10 @@ class Process {
 // Runs to completion (or `timeout`).
 ProcessResult RunXfer(const std::vector<std::string>& args,
                       std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// Runs `program args...` to completion (or `timeout`).
+ProcessResult RunProgram(const std::string& program, const std::vector<std::string>& args,
+                         std::chrono::milliseconds timeout);
 
 // A TCP port nobody listens on right now (bind to 0, read it, close).
 int FreePort();

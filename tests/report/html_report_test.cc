@@ -121,9 +121,15 @@ TEST(HtmlReport, TwoRunsShareAxesAndCeilingsAreDashed) {
                                          Parse("b.json", BandwidthJson({{2, 1.5}, {4, 2.5}}))};
   const std::string html = RenderHtmlReport(runs);
   const std::vector<PlotInfo> plots = Plots(html);
-  ASSERT_EQ(plots.size(), 2u);
+  ASSERT_EQ(plots.size(), 3u);
   EXPECT_EQ(plots[0].series, 2);
   EXPECT_EQ(plots[0].ceilings, 1);
+  // The efficiency: one line, a.json's, through its two known rows (20 %, 40 %).
+  EXPECT_EQ(plots[2].title, "RDMA_Write_BW_Test: efficiency against the ceiling");
+  EXPECT_EQ(plots[2].series, 1);
+  EXPECT_EQ(plots[2].y_max, "40");
+  EXPECT_NE(html.find("<g class=\"series\" data-name=\"a.json: efficiency\" data-points=\"2\">"),
+            std::string::npos);
   EXPECT_EQ(plots[0].y_max, "10");  // the 10 Gb/s ceiling sets the range
   EXPECT_EQ(plots[1].series, 2);
   EXPECT_NE(html.find("data-name=\"a.json: BW average\""), std::string::npos);
@@ -133,8 +139,10 @@ TEST(HtmlReport, TwoRunsShareAxesAndCeilingsAreDashed) {
   EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);
   // The efficiency columns, with the unknown kept as unknown.
   EXPECT_NE(html.find("<th>ceiling [Gb/s]</th><th>efficiency</th>"), std::string::npos);
-  EXPECT_NE(html.find("<td>10.00 (10G port)</td><td>20.0 %</td>"), std::string::npos);
-  EXPECT_NE(html.find("<td>unknown (unknown)</td><td>unknown</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>10.00 [2]</td><td>20.0 %</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>unknown [1]</td><td>unknown</td>"), std::string::npos);
+  EXPECT_NE(html.find("<ul class=\"notes\">\n<li>[1] unknown</li>\n<li>[2] 10G port</li>"),
+            std::string::npos);
 }
 
 TEST(HtmlReport, LatencyPercentiles) {
@@ -192,6 +200,33 @@ TEST(HtmlReport, TwoMatricesShareEachTransportPlot) {
   EXPECT_EQ(plots[0].series, 2);
   EXPECT_EQ(plots[1].title, "matrix: tcp");
   EXPECT_EQ(plots[1].series, 1);
+}
+
+TEST(HtmlReport, MatrixEfficiencyPlotFollowsItsTransport) {
+  json doc = MatrixJson({{"shm", "H2rH", 16384, {8, 9, 10}},
+                         {"shm", "H2rH", 65536, {10, 11, 12}},
+                         {"shm", "rH2H", 16384, {6, 7, 8}},
+                         {"tcp", "H2rH", 16384, {1, 1, 1}}});
+  for (size_t i = 0; i < 3; ++i) {
+    doc["cells"][i]["ceiling"] = {{"bytes_per_sec", 20e9}, {"source", "shm: memcpy"}};
+    doc["cells"][i]["efficiency"] = doc["cells"][i]["median_gbps"].get<double>() / 20;
+  }
+  doc["cells"][3]["ceiling"] = {{"bytes_per_sec", nullptr}, {"source", "tcp: unknown"}};
+  const std::string html = RenderHtmlReport(std::vector{Parse("m.json", doc)});
+  const std::vector<PlotInfo> plots = Plots(html);
+  // shm has a bandwidth and an efficiency plot; tcp, which knows no ceiling, only the first.
+  ASSERT_EQ(plots.size(), 3u);
+  EXPECT_EQ(plots[0].title, "matrix: shm");
+  EXPECT_EQ(plots[0].series, 2);
+  EXPECT_EQ(plots[0].ceilings, 2);
+  EXPECT_EQ(plots[1].title, "matrix: shm efficiency against the ceiling");
+  EXPECT_EQ(plots[1].series, 2);
+  EXPECT_EQ(plots[1].ceilings, 0);
+  EXPECT_EQ(plots[1].y_max, "60");  // 11 / 20 = 55 %
+  EXPECT_EQ(plots[2].title, "matrix: tcp");
+  EXPECT_EQ(plots[2].ceilings, 0);
+  EXPECT_NE(html.find("<li>shm: memcpy</li>"), std::string::npos);
+  EXPECT_NE(html.find("<li>tcp: unknown</li>"), std::string::npos);
 }
 
 TEST(HtmlReport, TextFromTheFileIsEscaped) {

@@ -44,7 +44,7 @@ struct CellSpec {
   std::string transport;
   std::string direction;
   uint64_t block;
-  std::vector<double> samples_gbps;  // empty: status "n/a"
+  std::vector<double> samples_gbps;  // empty: status "unsupported"
 };
 
 inline json MatrixJson(const std::vector<CellSpec>& specs) {
@@ -61,7 +61,7 @@ inline json MatrixJson(const std::vector<CellSpec>& specs) {
     json cell{{"transport", c.transport}, {"direction", c.direction}, {"block_size", c.block},
               {"sample_gbps", c.samples_gbps}};
     if (c.samples_gbps.empty()) {
-      cell["status"] = "n/a";
+      cell["status"] = "unsupported";
       cell["reason"] = "no device memory";
       cell["median_gbps"] = cell["min_gbps"] = cell["max_gbps"] = nullptr;
     } else {

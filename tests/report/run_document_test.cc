@@ -79,7 +79,7 @@ TEST(RunDocument, ReadsTheOptionalCeilingFields) {
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->command_line, "xfer write_bw --loopback -a --json w.json");
   ASSERT_EQ(run->fingerprint.size(), 2u);
-  EXPECT_EQ(run->fingerprint[0], (std::pair<std::string, std::string>{"hostname", "h1"}));
+  EXPECT_EQ(run->fingerprint[0], (std::pair<std::string, std::string>{"fingerprint.hostname", "h1"}));
   const EfficiencyInfo& first = run->bandwidth[0].efficiency;
   EXPECT_EQ(first.ceiling->bytes_per_sec, 1.25e9);
   EXPECT_EQ(first.ceiling->source, "port 10 Gb/s");

@@ -58,7 +58,11 @@ std::string Table(const RunTable& table) {
     }
     out += "</tr>\n";
   }
-  return out + "</table>\n";
+  out += "</table>\n";
+  if (table.notes.empty()) return out;
+  out += "<ul class=\"notes\">\n";
+  for (const std::string& note : table.notes) out += "<li>" + HtmlEscape(note) + "</li>\n";
+  return out + "</ul>\n";
 }
 
 std::string Fingerprint(const RunDocument& run) {

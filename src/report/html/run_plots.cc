@@ -10,6 +10,7 @@ namespace {
 
 constexpr const char* kMessageSize = "message size [bytes, 1K = 1024]";
 constexpr const char* kBlockSize = "block size [bytes, 1K = 1024]";
+constexpr const char* kEfficiency = "efficiency [% of the recorded ceiling]";
 
 // Runs drawn on the same axes: same kind, same test, same unit.
 std::string GroupKey(const RunDocument& run) {
@@ -46,12 +47,31 @@ PlotSeries CeilingSeries(const std::string& name, const std::vector<Row>& rows, 
   return series;
 }
 
+// The rows' efficiencies in percent; empty when the run recorded none.
+template <typename Row>
+PlotSeries EfficiencySeries(const std::string& name, const std::vector<Row>& rows, size_t color) {
+  PlotSeries series{name, {}, color, false};
+  for (const Row& row : rows) {
+    if (row.efficiency.efficiency) {
+      series.points.push_back({static_cast<double>(row.size), *row.efficiency.efficiency * 100});
+    }
+  }
+  return series;
+}
+
+bool HasPoints(const PlotSpec& plot) {
+  return std::any_of(plot.series.begin(), plot.series.end(),
+                     [](const PlotSeries& series) { return !series.points.empty(); });
+}
+
 void BandwidthPlots(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {
   const RunDocument& first = *group.front();
   PlotSpec bw{fmt::format("{}: BW average", first.test), kMessageSize,
               fmt::format("BW average [{}]", first.bw_unit), {}};
   PlotSpec rate{fmt::format("{}: message rate", first.test), kMessageSize,
                 "MsgRate [Mpps (10^6 messages/s)]", {}};
+  PlotSpec efficiency{fmt::format("{}: efficiency against the ceiling", first.test), kMessageSize,
+                      kEfficiency, {}};
   for (size_t i = 0; i < group.size(); ++i) {
     const RunDocument& run = *group[i];
     PlotSeries average{run.name + ": BW average", {}, i, false};
@@ -66,9 +86,11 @@ void BandwidthPlots(const std::vector<const RunDocument*>& group, std::vector<Pl
       return BytesPerSecToUnit(bytes_per_sec, unit);
     }));
     rate.series.push_back(std::move(msg_rate));
+    efficiency.series.push_back(EfficiencySeries(run.name + ": efficiency", run.bandwidth, i));
   }
   out.push_back(std::move(bw));
   out.push_back(std::move(rate));
+  if (HasPoints(efficiency)) out.push_back(std::move(efficiency));
 }
 
 void LatencyPlot(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {
@@ -118,12 +140,15 @@ void MatrixPlots(const std::vector<const RunDocument*>& group, std::vector<PlotS
   for (const std::string& transport : MatrixTransports(group)) {
     PlotSpec plot{fmt::format("matrix: {}", transport), kBlockSize,
                   "median bandwidth [GB/s (10^9 bytes/s)]", {}};
+    PlotSpec efficiency{fmt::format("matrix: {} efficiency against the ceiling", transport),
+                        kBlockSize, kEfficiency, {}};
     size_t color = 0;
     for (const RunDocument* run : group) {
       for (const std::string& direction : run->directions) {
         const std::string name = fmt::format("{}: {}", run->name, direction);
         PlotSeries measured{name, {}, color, false};
         PlotSeries ceiling{name + ": ceiling", {}, color, true};
+        PlotSeries fraction{name, {}, color, false};
         ++color;
         for (const MatrixCell& cell : run->cells) {
           if (cell.transport != transport || cell.direction != direction) continue;
@@ -131,12 +156,15 @@ void MatrixPlots(const std::vector<const RunDocument*>& group, std::vector<PlotS
           if (cell.median_gbps) measured.points.push_back({x, *cell.median_gbps});
           const auto& known = cell.efficiency.ceiling;
           if (known && known->bytes_per_sec) ceiling.points.push_back({x, *known->bytes_per_sec / 1e9});
+          if (cell.efficiency.efficiency) fraction.points.push_back({x, *cell.efficiency.efficiency * 100});
         }
         plot.series.push_back(std::move(measured));
         plot.series.push_back(std::move(ceiling));
+        efficiency.series.push_back(std::move(fraction));
       }
     }
     out.push_back(std::move(plot));
+    if (HasPoints(efficiency)) out.push_back(std::move(efficiency));
   }
 }
 

@@ -20,9 +20,10 @@ constexpr double kBottom = 56;  // tick labels and the x label
 constexpr double kLegendRow = 18;
 constexpr size_t kMaxXTicks = 12;
 
-// Colour-blind-safe palette (Okabe-Ito), then greys.
+// Colour-blind-safe palette (Okabe-Ito, its yellow last: it is faint on
+// white), with grey between.
 constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
-                                    "#56B4E9", "#F0E442", "#000000", "#666666", "#999999"};
+                                    "#56B4E9", "#000000", "#666666", "#999999", "#F0E442"};
 
 struct Range {
   double min = 0;
@@ -57,9 +58,9 @@ Range XRange(const std::vector<const PlotSeries*>& series) {
   return range;
 }
 
-// 1, 2 or 5 times a power of ten, so that about five steps cover `max`.
+// 1, 2 or 5 times a power of ten, so that at most six steps cover `max`.
 double NiceStep(double max) {
-  const double raw = max / 5;
+  const double raw = max / 6;
   const double power = std::pow(10, std::floor(std::log10(raw)));
   for (double factor : {1.0, 2.0, 5.0}) {
     if (factor * power >= raw) return factor * power;
@@ -89,7 +90,15 @@ struct Frame {
   }
 };
 
+// Tick labels: six significant digits are plenty to read.
 std::string Number(double value) { return fmt::format("{:g}", value); }
+
+// data-* attributes: whole numbers in full (a block size of 8388608 must not
+// read 8.38861e+06), others to six significant digits.
+std::string DataNumber(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 0x1p53) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.6g}", value);
+}
 
 std::string XAxis(const Frame& frame, const std::string& label) {
   const int lo = static_cast<int>(std::lround(std::log2(frame.x.min)));
@@ -208,8 +217,8 @@ std::string RenderSvgPlot(const PlotSpec& spec) {
       "data-x-max=\"{5}\" data-y-min=\"{6}\" data-y-max=\"{7}\" role=\"img\">\n"
       "<title>{8}</title>\n"
       "<text class=\"title\" x=\"{9}\" y=\"20\" text-anchor=\"middle\">{8}</text>\n",
-      kWidth, height, measured, series.size() - measured, Number(frame.x.min),
-      Number(frame.x.max), Number(frame.y.min), Number(frame.y.max), HtmlEscape(spec.title),
+      kWidth, height, measured, series.size() - measured, DataNumber(frame.x.min),
+      DataNumber(frame.x.max), DataNumber(frame.y.min), DataNumber(frame.y.max), HtmlEscape(spec.title),
       kWidth / 2);
   out += XAxis(frame, spec.x_label);
   out += YAxis(frame, step, spec.y_label);
