@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,15 +42,27 @@ struct PlotInfo {
   std::string x_min, x_max, y_min, y_max;
 };
 
+// The value of `name="..."` inside `tag`; "" when absent. (No std::regex:
+// g++ 12 warns inside it under ASan, and warnings are errors.)
+std::string Attribute(const std::string& tag, const std::string& name) {
+  const std::string key = " " + name + "=\"";
+  const size_t at = tag.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size();
+  return tag.substr(from, tag.find('"', from) - from);
+}
+
 std::vector<PlotInfo> Plots(const std::string& html) {
-  static const std::regex kSvg(
-      "<svg class=\"plot\"[^>]* data-series=\"(\\d+)\" data-ceilings=\"(\\d+)\" "
-      "data-x-min=\"([^\"]+)\" data-x-max=\"([^\"]+)\" data-y-min=\"([^\"]+)\" "
-      "data-y-max=\"([^\"]+)\"[^>]*>\n<title>([^<]*)</title>");
   std::vector<PlotInfo> out;
-  for (std::sregex_iterator it(html.begin(), html.end(), kSvg), end; it != end; ++it) {
-    const std::smatch& m = *it;
-    out.push_back({m[7], std::stoi(m[1]), std::stoi(m[2]), m[3], m[4], m[5], m[6]});
+  const std::string open = "<svg class=\"plot\"";
+  for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+    const std::string tag = html.substr(at, html.find('>', at) - at);
+    const size_t title = html.find("<title>", at) + 7;
+    out.push_back({html.substr(title, html.find("</title>", title) - title),
+                   std::stoi(Attribute(tag, "data-series")),
+                   std::stoi(Attribute(tag, "data-ceilings")), Attribute(tag, "data-x-min"),
+                   Attribute(tag, "data-x-max"), Attribute(tag, "data-y-min"),
+                   Attribute(tag, "data-y-max")});
   }
   return out;
 }

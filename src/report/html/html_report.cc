@@ -12,13 +12,15 @@
 namespace xfer::report {
 namespace {
 
-constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:24px;color:#222;max-width:1160px}
+// Plots flow two to a row where the window is wide enough for two.
+constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:24px;color:#222;max-width:1600px}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0 16px 0;font-size:0.9em}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f2f2f2}table.fingerprint td{text-align:left}
 caption{text-align:left;font-weight:bold;padding:4px 0}
 pre.command-line{background:#f6f6f6;padding:6px;white-space:pre-wrap;word-break:break-all}
+div.plot-grid{display:flex;flex-wrap:wrap;gap:0 32px}
 svg.plot{display:block;margin:12px 0;font-size:12px}
 svg.plot .title{font-size:14px;font-weight:bold}
 )";
@@ -103,9 +105,9 @@ std::string RenderHtmlReport(std::span<const RunDocument> runs) {
   }
   out += "</ul>\n<p>GB/s = 10^9 bytes/s, Gb/s = 10^9 bit/s, MiB/s = 2^20 bytes/s. Dashed lines: the "
          "ceiling the run recorded for its path, where it knew one.</p>\n";
-  out += "<section class=\"plots\">\n<h2>Plots</h2>\n";
+  out += "<section class=\"plots\">\n<h2>Plots</h2>\n<div class=\"plot-grid\">\n";
   for (const PlotSpec& plot : RunPlots(runs)) out += RenderSvgPlot(plot);
-  out += "</section>\n";
+  out += "</div>\n</section>\n";
   for (const RunDocument& run : runs) out += RunSection(run);
   return out + "</body>\n</html>\n";
 }
