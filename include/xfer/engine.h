@@ -27,6 +27,7 @@
 
 #include "xfer/data_mover.h"
 #include "xfer/memory.h"
+#include "xfer/nic_port.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
 
@@ -91,6 +92,7 @@ struct PeerInfo {
   // How it does ("CUDA IPC" over shm); empty without device_memory.
   std::string device_path;
   std::vector<RemoteRegion> regions;  // as the peer described them
+  NicPort nic;  // data_mover kNic: the local port carrying this connection
 };
 
 // The names of the transports this build of libxfer contains ("shm", "tcp",

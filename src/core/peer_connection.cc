@@ -57,8 +57,10 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
 }
 
 PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transport,
-                  uint32_t streams, const std::vector<RemoteRegion>& regions) {
+                  const transport::Endpoint& endpoint, uint32_t streams,
+                  const std::vector<RemoteRegion>& regions) {
   PeerInfo info;
+  info.nic = endpoint.nic();
   info.device_memory = transport.capabilities().device_memory;
   info.device_path = std::string(transport.capabilities().device_path);
   info.name = peer.name;
@@ -170,9 +172,10 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
     failed_transport = std::string(transport->name());
     return endpoint.status();
   }
-  return std::make_unique<PeerConnection>(
-      MakeInfo(reply->identity, *transport, reply->streams, reply->regions),
-      transport->capabilities(), std::move(control.value()), std::move(remote), std::move(endpoint.value()));
+  PeerInfo info = MakeInfo(reply->identity, *transport, **endpoint, reply->streams, reply->regions);
+  return std::make_unique<PeerConnection>(std::move(info), transport->capabilities(),
+                                          std::move(control.value()), std::move(remote),
+                                          std::move(endpoint.value()));
 }
 
 }  // namespace
@@ -251,9 +254,10 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
   auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,
                                 remote, std::move(announced), deadline);
   if (!endpoint.ok()) return endpoint.status();
-  return std::make_unique<PeerConnection>(
-      MakeInfo(hello->identity, *transport, reply.streams, hello->regions),
-      transport->capabilities(), std::move(control), std::move(remote), std::move(endpoint.value()));
+  PeerInfo info = MakeInfo(hello->identity, *transport, **endpoint, reply.streams, hello->regions);
+  return std::make_unique<PeerConnection>(std::move(info), transport->capabilities(),
+                                          std::move(control), std::move(remote),
+                                          std::move(endpoint.value()));
 }
 
 }  // namespace xfer::core

@@ -17,6 +17,7 @@
 #include "transport/local_memory.h"
 #include "transport/remote_memory.h"
 #include "xfer/data_mover.h"
+#include "xfer/nic_port.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
 
@@ -100,6 +101,10 @@ class Endpoint {
   // Idempotent. Stops progress, fails in-flight requests with
   // kConnectionLost, releases sockets and mappings. The destructor calls it.
   virtual void Close() = 0;
+
+  // The local NIC port this connection uses (PeerInfo::nic); the default,
+  // for transports without one, is empty. Fixed once the endpoint exists.
+  virtual NicPort nic() const { return {}; }
 };
 
 class Transport {

@@ -73,6 +73,16 @@ TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
   ASSERT_EQ(info->regions.size(), 1u);
   EXPECT_EQ(info->regions[0].address, target.region().address);
   EXPECT_EQ(info->regions[0].length, kRegion);
+  // The NIC port is named exactly where a NIC moves the bytes.
+  if (info->data_mover == DataMover::kNic) {
+    EXPECT_FALSE(info->nic.device.empty());
+    EXPECT_GE(info->nic.port, 1u);
+    EXPECT_GE(info->nic.mtu_bytes, 256u);
+    EXPECT_LE(info->nic.mtu_bytes, 4096u);
+  } else {
+    EXPECT_EQ(info->nic.device, "");
+    EXPECT_EQ(info->nic.mtu_bytes, 0u);
+  }
 }
 
 TEST_P(EngineTest, WriteBatchLandsByteForByteAndReadsBack) {

@@ -334,6 +334,14 @@ for c in cells:
     assert c["path"]["transport"] == "verbs", c
     assert c["verified"] is True, c
     assert len(c["sample_seconds"]) == d["config"]["loops"], c
+    # The ceiling of the initiator's port as the doctor derives it: rxe1 on
+    # veth, which reports 10 Gb/s and has no PCIe link, so the port binds.
+    ceiling = c["ceiling"]
+    assert ceiling["source"].startswith("verbs: rxe1 port 1: port 10 Gb/s"), ceiling
+    assert "no PCIe link on this path" in ceiling["source"], ceiling
+    assert 1.0e9 < ceiling["bytes_per_sec"] < 1.25e9, ceiling
+    fraction = c["median_gbps"] * 1e9 / ceiling["bytes_per_sec"]
+    assert c["efficiency"] > 0 and abs(c["efficiency"] - fraction) < 1e-9 * fraction, c
 assert any(p["device"] == "rxe1" for p in d["hosts"]["initiator"]["rdma"]), d["hosts"]
 PY
     then

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "bench/memcpy_ceiling.h"
+#include "doctor/verbs_ceiling.h"
 
 namespace xfer::matrix {
 
@@ -24,6 +25,25 @@ bench::Ceiling CellCeilings::MeasuredCopy(uint64_t block) {
   return ceiling;
 }
 
+bench::Ceiling CellCeilings::LinkCeiling(const PeerInfo& path) {
+  const NicPort& nic = path.nic;
+  if (nic.device.empty()) {
+    return bench::Ceiling::Unknown(
+        fmt::format("{}: an RDMA NIC moves these bytes, but the connection names no port",
+                    path.transport));
+  }
+  const doctor::VerbsCeiling link =
+      doctor::VerbsCeilingFor(nic.device, static_cast<int>(nic.port),
+                              static_cast<int>(nic.mtu_bytes), sysfs_root_);
+  if (!link.bytes_per_s.known()) {
+    return bench::Ceiling::Unknown(fmt::format("{}: {} port {}: {}", path.transport, nic.device,
+                                               nic.port, link.bytes_per_s.unknown_reason));
+  }
+  return bench::Ceiling{*link.bytes_per_s.value,
+                        fmt::format("{}: {} port {}: {}, from sysfs as 'xfer doctor' reads it",
+                                    path.transport, nic.device, nic.port, link.source)};
+}
+
 bench::Ceiling CellCeilings::For(const PeerInfo& path, bool device_memory, uint64_t block) {
   if (device_memory) {
     return bench::Ceiling::Unknown(
@@ -39,9 +59,7 @@ bench::Ceiling CellCeilings::For(const PeerInfo& path, bool device_memory, uint6
           "hardware",
           path.transport));
     case DataMover::kNic:
-      return bench::Ceiling::Unknown(fmt::format(
-          "{}: an RDMA NIC moves these bytes; 'xfer doctor' derives its port and PCIe ceiling",
-          path.transport));
+      return LinkCeiling(path);
   }
   return bench::Ceiling::Unknown("unknown data mover");
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "bench/ceiling.h"
 #include "xfer/engine.h"
@@ -17,7 +18,10 @@ namespace xfer::matrix {
 class CellCeilings {
  public:
   // `transfer_size`: the bytes one sample moves (the span copied).
-  explicit CellCeilings(uint64_t transfer_size) : transfer_size_(transfer_size) {}
+  // `sysfs_root`: where a NIC's limits are read ("/" on a live host; a
+  // recorded tree in tests).
+  explicit CellCeilings(uint64_t transfer_size, std::string sysfs_root = "/")
+      : transfer_size_(transfer_size), sysfs_root_(std::move(sysfs_root)) {}
 
   // The ceiling of a cell of `block`-byte entries on `path`:
   // * kCpuCopy between host memories: single-core memcpy of `block`-byte
@@ -25,7 +29,10 @@ class CellCeilings {
   //   caches more span changes nothing), as a sample copies them;
   // * device memory: unknown (the local copy anchors are its reference);
   // * kKernel: unknown (a socket stack has no hardware limit to derive);
-  // * kNic: unknown here ('xfer doctor' derives the port and PCIe ceiling).
+  // * kNic: the goodput of the local port (path.nic) at the connection's
+  //   MTU and of every PCIe link up to its root port, as 'xfer doctor'
+  //   derives them; unknown, with the doctor's reason, where sysfs lacks
+  //   them. One direction's: a matrix cell moves bytes one way.
   // Never fails: a measurement that cannot run is an unknown ceiling
   // saying why.
   bench::Ceiling For(const PeerInfo& path, bool device_memory, uint64_t block);
@@ -35,7 +42,10 @@ class CellCeilings {
  private:
   bench::Ceiling MeasuredCopy(uint64_t block);
 
+  bench::Ceiling LinkCeiling(const PeerInfo& path);
+
   const uint64_t transfer_size_;
+  const std::string sysfs_root_;
   std::map<uint64_t, bench::Ceiling> copies_;  // by block size
 };
 

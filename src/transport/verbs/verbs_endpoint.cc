@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/request_access.h"
+#include "verbs/mtu.h"
 
 namespace xfer::transport::verbs {
 namespace {
@@ -151,6 +152,11 @@ Status VerbsEndpoint::PostSend(const void* data, size_t length, TransferRequest&
   Status status = send_queues_[stream % rule_.streams]->Enqueue(wrs);
   if (!status.ok()) Fail(status);
   return Status::Ok();
+}
+
+NicPort VerbsEndpoint::nic() const {
+  return {resources_->device.name(), resources_->path.port,
+          ::xfer::verbs::MtuBytes(resources_->path.mtu)};
 }
 
 Status VerbsEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {

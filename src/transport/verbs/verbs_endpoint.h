@@ -71,6 +71,9 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   // Errors: kConnectionLost.
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
 
+  // The opened device and port, and the MTU the setup exchange settled.
+  NicPort nic() const override;
+
   // Fails the connection with kConnectionLost (unless it failed already),
   // waits for the completion thread, which finishes everything in flight.
   // Idempotent. The QPs are destroyed with the object.
