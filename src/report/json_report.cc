@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/matrix/matrix_json.h"
+#include "report/text_file.h"
 #include "report/perftest_table.h"
 
 namespace xfer::report {
@@ -114,19 +115,6 @@ void AddVerbsInfo(const TestInfo& info, json& out) {
 
 Status SysError(const std::string& path, std::string_view call) {
   return IoError(fmt::format("{}: {}: {}", path, call, std::strerror(errno)));
-}
-
-Status WriteAll(int fd, const std::string& text, const std::string& tmp) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return SysError(tmp, "write");
-    done += static_cast<size_t>(n);
-  }
-  if (::fchmod(fd, 0644) != 0) return SysError(tmp, "fchmod");
-  if (::fsync(fd) != 0) return SysError(tmp, "fsync");
-  return Status::Ok();
 }
 
 }  // namespace
@@ -244,22 +232,7 @@ Status CheckJsonWritable(const std::string& path) {
 }
 
 Status WriteJsonFile(const std::string& path, const json& document) {
-  const std::string text =
-      document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  std::string tmp_name = path + ".tmp.XXXXXX";
-  std::vector<char> tmp(tmp_name.begin(), tmp_name.end());
-  tmp.push_back('\0');
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return SysError(path, "cannot create temporary file");
-  tmp_name = tmp.data();
-
-  Status status = WriteAll(fd, text, tmp_name);
-  if (::close(fd) != 0 && status.ok()) status = SysError(tmp_name, "close");
-  if (status.ok() && ::rename(tmp_name.c_str(), path.c_str()) != 0) {
-    status = SysError(path, "rename");
-  }
-  if (!status.ok()) ::unlink(tmp_name.c_str());
-  return status;
+  return WriteTextFile(path, document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace xfer::report

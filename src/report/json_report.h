@@ -90,14 +90,12 @@ nlohmann::json RunProvenanceJson(std::span<const std::string> command_line,
 
 Status CheckJsonWritable(const std::string& path);
 
-// Writes document (2-space indented, newline-terminated) to path atomically:
-// into a temporary file beside it, fsync'd, then renamed over path, so a
-// reader sees the old file or the complete new one. Invalid UTF-8 in strings
-// is replaced, never thrown. The file gets mode 0644.
-// Errors: IoError naming path and the failing system call when the
-// temporary file cannot be created or written, or the rename fails (e.g.
-// the directory does not exist, or path is a directory); the temporary file
-// is removed on every error.
+// Writes document (2-space indented, newline-terminated) to path atomically
+// with WriteTextFile (report/text_file.h): a reader sees the old file or the
+// complete new one. Invalid UTF-8 in strings is replaced, never thrown. The
+// file gets mode 0644.
+// Errors: IoError naming path, as WriteTextFile (the directory does not
+// exist, path is a directory, a write fails); no temporary file is left.
 Status WriteJsonFile(const std::string& path, const nlohmann::json& document);
 
 }  // namespace xfer::report

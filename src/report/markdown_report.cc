@@ -4,36 +4,21 @@
 
 #include <algorithm>
 
+#include "report/markdown_escape.h"
 #include "report/run_tables.h"
 
 namespace xfer::report {
 namespace {
 
-// One line, with the characters that would end a cell or start HTML escaped.
-std::string Escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n' || c == '\r' || c == '\t') {
-      out += ' ';
-    } else if (c == '|') {
-      out += "\\|";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 // Headers keep their "<br>" (the seed's two-line column names).
 std::string HeaderText(const std::string& header) {
   std::string out;
   size_t start = 0;
   for (size_t br; (br = header.find("<br>", start)) != std::string::npos; start = br + 4) {
-    out += Escape(header.substr(start, br - start)) + "<br>";
+    out += MarkdownEscape(header.substr(start, br - start)) + "<br>";
   }
-  return out + Escape(header.substr(start));
+  return out + MarkdownEscape(header.substr(start));
 }
 
 // A code span that the text cannot close: fenced by more backticks than it
@@ -54,7 +39,7 @@ std::string CodeSpan(const std::string& text) {
 }
 
 std::string Table(const RunTable& table) {
-  std::string text = fmt::format("{}:\n\n|", Escape(table.caption));
+  std::string text = fmt::format("{}:\n\n|", MarkdownEscape(table.caption));
   std::string align = "|";
   for (const std::string& header : table.header) {
     text += fmt::format(" {} |", HeaderText(header));
@@ -63,11 +48,11 @@ std::string Table(const RunTable& table) {
   text += "\n" + align + "\n";
   for (const auto& row : table.rows) {
     text += "|";
-    for (const TableCell& cell : row) text += fmt::format(" {} |", Escape(cell.text));
+    for (const TableCell& cell : row) text += fmt::format(" {} |", MarkdownEscape(cell.text));
     text += "\n";
   }
   if (!table.notes.empty()) text += "\n";
-  for (const std::string& note : table.notes) text += fmt::format("- {}\n", Escape(note));
+  for (const std::string& note : table.notes) text += fmt::format("- {}\n", MarkdownEscape(note));
   return text;
 }
 
@@ -77,7 +62,7 @@ std::string RenderMarkdownReport(std::span<const RunDocument> runs) {
   std::string text;
   for (const RunDocument& run : runs) {
     if (!text.empty()) text += "\n";
-    text += fmt::format("## {} ({})\n\n", Escape(run.name), RunKindName(run.kind));
+    text += fmt::format("## {} ({})\n\n", MarkdownEscape(run.name), RunKindName(run.kind));
     if (!run.command_line.empty()) text += fmt::format("Command: {}\n\n", CodeSpan(run.command_line));
     bool first = true;
     for (const RunTable& table : RunTables(run)) {

@@ -19,14 +19,8 @@ namespace {
 using testing::BandwidthJson;
 using testing::MatrixJson;
 using testing::Parse;
+using testing::ReadTestData;
 using nlohmann::json;
-
-std::string ReadTestData(const std::string& name) {
-  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 RunDocument Sample(const std::string& name) {
   auto run = ParseRunDocument(name, ReadTestData(name));

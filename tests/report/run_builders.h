@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,14 @@
 namespace xfer::report::testing {
 
 using nlohmann::json;
+
+// A recorded run from tests/report/testdata, as text.
+inline std::string ReadTestData(const std::string& name) {
+  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 struct BwPoint {
   uint64_t size;

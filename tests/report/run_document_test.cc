@@ -5,25 +5,19 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "report/run_builders.h"
+
 namespace xfer::report {
 namespace {
 
 using nlohmann::json;
-
-std::string ReadTestData(const std::string& name) {
-  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadTestData;
 
 const char* const kSamples[] = {"write_bw.json", "read_lat.json", "matrix.json"};
 

@@ -32,16 +32,20 @@ bench::Ceiling CellCeilings::LinkCeiling(const PeerInfo& path) {
         fmt::format("{}: an RDMA NIC moves these bytes, but the connection names no port",
                     path.transport));
   }
+  const auto key = std::make_tuple(nic.device, nic.port, nic.mtu_bytes);
+  if (auto known = links_.find(key); known != links_.end()) return known->second;
   const doctor::VerbsCeiling link =
       doctor::VerbsCeilingFor(nic.device, static_cast<int>(nic.port),
                               static_cast<int>(nic.mtu_bytes), sysfs_root_);
-  if (!link.bytes_per_s.known()) {
-    return bench::Ceiling::Unknown(fmt::format("{}: {} port {}: {}", path.transport, nic.device,
-                                               nic.port, link.bytes_per_s.unknown_reason));
-  }
-  return bench::Ceiling{*link.bytes_per_s.value,
-                        fmt::format("{}: {} port {}: {}, from sysfs as 'xfer doctor' reads it",
-                                    path.transport, nic.device, nic.port, link.source)};
+  bench::Ceiling ceiling =
+      link.bytes_per_s.known()
+          ? bench::Ceiling{*link.bytes_per_s.value,
+                           fmt::format("{}: {} port {}: {}, from sysfs as 'xfer doctor' reads it",
+                                       path.transport, nic.device, nic.port, link.source)}
+          : bench::Ceiling::Unknown(fmt::format("{}: {} port {}: {}", path.transport, nic.device,
+                                                nic.port, link.bytes_per_s.unknown_reason));
+  links_.emplace(key, ceiling);
+  return ceiling;
 }
 
 bench::Ceiling CellCeilings::For(const PeerInfo& path, bool device_memory, uint64_t block) {

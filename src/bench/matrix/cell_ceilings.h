@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "bench/ceiling.h"
@@ -47,6 +48,8 @@ class CellCeilings {
   const uint64_t transfer_size_;
   const std::string sysfs_root_;
   std::map<uint64_t, bench::Ceiling> copies_;  // by block size
+  // By (device, port, MTU): every cell on one port shares one reading.
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, bench::Ceiling> links_;
 };
 
 }  // namespace xfer::matrix

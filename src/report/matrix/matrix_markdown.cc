@@ -7,6 +7,7 @@
 
 #include "bench/matrix/block_size.h"
 #include "bench/matrix/memory_placement.h"
+#include "report/markdown_escape.h"
 #include "report/matrix/matrix_table.h"
 
 namespace xfer::report {
@@ -18,25 +19,10 @@ using matrix::MatrixRun;
 
 constexpr std::string_view kNotRun = "—";
 
-// Text from the run on one line, with the characters that would end a
-// table cell or start HTML escaped.
-std::string Escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n' || c == '\r' || c == '\t') {
-      out += ' ';
-    } else if (c == '|') {
-      out += "\\|";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
-std::string OrUnknown(const std::string& text) { return text.empty() ? "unknown" : Escape(text); }
+std::string OrUnknown(const std::string& text) {
+  return text.empty() ? "unknown" : MarkdownEscape(text);
+}
 
 std::string HostsLine(const MatrixRun& run) {
   const std::string& initiator_version = run.initiator.xfer_version;
@@ -49,7 +35,7 @@ std::string HostsLine(const MatrixRun& run) {
   std::string line =
       fmt::format("xfer matrix between initiator {} and target {} ({})",
                   OrUnknown(run.initiator.hostname), OrUnknown(run.target.hostname), versions);
-  if (!run.start_time.empty()) line += ", started " + Escape(run.start_time);
+  if (!run.start_time.empty()) line += ", started " + MarkdownEscape(run.start_time);
   return line + ".\n";
 }
 
@@ -90,7 +76,7 @@ std::string ColumnsLine(const MatrixRun& run) {
   std::string line = fmt::format(
       "- Columns: direction, then transport. The letters name the memory ({}; H is {} on the "
       "initiator and {} on the target) and r marks the remote (target) side",
-      classes, Escape(run.config.memory), Escape(run.config.remote_memory));
+      classes, MarkdownEscape(run.config.memory), MarkdownEscape(run.config.remote_memory));
   std::string examples;
   for (OpCode op : {OpCode::kWrite, OpCode::kRead}) {
     const Direction* example = Example(run, op);
@@ -132,7 +118,7 @@ std::string Table(const MatrixRun& run) {
   std::string align = "| ---: |";
   for (const Direction& direction : config.directions) {
     for (const std::string& transport : run.transports) {
-      header += fmt::format(" {}<br>{} |", direction.Name(), Escape(transport));
+      header += fmt::format(" {}<br>{} |", direction.Name(), MarkdownEscape(transport));
       align += " ---: |";
     }
   }
@@ -156,26 +142,26 @@ std::string Notes(const MatrixRun& run) {
   std::iota(scope.begin(), scope.end(), size_t{0});
   std::string text;
   for (size_t t = 0; t < run.transports.size(); ++t) {
-    text += fmt::format("- {} columns, {}\n", Escape(run.transports[t]), Escape(PathText(run, t)));
+    text += fmt::format("- {} columns, {}\n", MarkdownEscape(run.transports[t]), MarkdownEscape(PathText(run, t)));
   }
   for (const CellNote& note : CellNotes(run, scope)) {
     std::string where;
     for (const std::string& item : note.where) {
       if (!where.empty()) where += ", ";
-      where += Escape(item);
+      where += MarkdownEscape(item);
     }
     text += fmt::format("- {} {}: {}\n", note.status == CellStatus::kFailed ? "failed" : "n/a",
-                        where, Escape(note.reason));
+                        where, MarkdownEscape(note.reason));
   }
   for (const matrix::SkippedTransport& skipped : run.skipped) {
-    text += fmt::format("- not usable here: {}: {}\n", Escape(skipped.name),
-                        skipped.reason.empty() ? "no reason given" : Escape(skipped.reason));
+    text += fmt::format("- not usable here: {}: {}\n", MarkdownEscape(skipped.name),
+                        skipped.reason.empty() ? "no reason given" : MarkdownEscape(skipped.reason));
   }
-  if (run.config.verify) text += fmt::format("- {}\n", Escape(VerifyText(run)));
+  if (run.config.verify) text += fmt::format("- {}\n", MarkdownEscape(VerifyText(run)));
   if (run.outcome == matrix::RunOutcome::kFailed ||
       run.outcome == matrix::RunOutcome::kInterrupted) {
     text += fmt::format("- run {}: {}\n", matrix::RunOutcomeName(run.outcome),
-                        run.error.empty() ? "no reason given" : Escape(run.error));
+                        run.error.empty() ? "no reason given" : MarkdownEscape(run.error));
   }
   return text;
 }
