@@ -2,6 +2,9 @@
 # Configures and builds one flavour of xfer.
 #   scripts/build.sh release   -> build/release   (the tool you measure with)
 #   scripts/build.sh asan      -> build/asan      (ASan + UBSan, for the tests)
+#   scripts/build.sh noverbs   -> build/noverbs   (without RDMA verbs, as on a
+#                                                  host without rdma-core)
+# ccache, where installed, serves the objects the flavours share.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,8 +12,12 @@ flavour=${1:-release}
 case "$flavour" in
   release) extra=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan)    extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DXFER_SANITIZE=ON) ;;
-  *) echo "usage: $0 release|asan" >&2; exit 2 ;;
+  noverbs) extra=(-DCMAKE_BUILD_TYPE=Release -DXFER_VERBS=OFF -DXFER_BUILD_BENCHMARKS=OFF) ;;
+  *) echo "usage: $0 release|asan|noverbs" >&2; exit 2 ;;
 esac
+if command -v ccache >/dev/null; then
+  extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 
 cmake -S . -B "build/$flavour" "${extra[@]}" -DXFER_BUILD_TESTS=ON >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)"

@@ -5,13 +5,17 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake g++
+  build-essential cmake g++ ccache
   libgtest-dev googletest libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libibverbs-dev librdmacm-dev ibverbs-providers pkg-config  # rdma-core: the verbs transport
   iperf3            # the tcp baseline in bench/run_baselines.sh
   chromium          # headless rendering check of `xfer report` (tests/e2e)
   clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh
+  # Python bindings (python/): pybind11, pytest and numpy for their tests,
+  # venv + pip + setuptools + wheel for `pip install .` without network
+  python3-dev pybind11-dev python3-pybind11 python3-pytest python3-numpy
+  python3-venv python3-pip python3-setuptools python3-wheel
 )
 
 missing=()

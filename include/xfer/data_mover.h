@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "xfer/export.h"
+
 namespace xfer {
 
 // What moves the bytes of a READ or WRITE on a connection. It names the
@@ -21,7 +23,7 @@ enum class DataMover : uint8_t {
 };
 
 // "cpu copy", "kernel", "nic". Never null.
-const char* DataMoverName(DataMover mover);
+XFER_API const char* DataMoverName(DataMover mover);
 
 }  // namespace xfer
 

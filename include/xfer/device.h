@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "xfer/export.h"
 #include "xfer/status.h"
 
 namespace xfer {
@@ -26,11 +27,11 @@ struct CudaDevice {
 // What this build of libxfer does with CUDA, in one line: "built with the
 // headers of CUDA 13.0; the driver is loaded at run time", or that it has
 // no CUDA support. Says nothing about this host.
-std::string CudaSupport();
+XFER_API std::string CudaSupport();
 
 // Errors: kFailedPrecondition saying why this host cannot use CUDA;
 // kNotSupported when this build has no CUDA support.
-Result<std::vector<CudaDevice>> ListCudaDevices();
+XFER_API Result<std::vector<CudaDevice>> ListCudaDevices();
 
 enum class LocalCopy {
   kHostToDevice,    // pinned host memory into device memory
@@ -39,7 +40,7 @@ enum class LocalCopy {
 };
 
 // "H2D", "D2H", "D2D".
-const char* LocalCopyName(LocalCopy copy);
+XFER_API const char* LocalCopyName(LocalCopy copy);
 
 // Seconds `copies` back-to-back copies of `block` bytes take on `device`:
 // block k of a source of copies*block bytes into block k of a destination
@@ -51,7 +52,7 @@ const char* LocalCopyName(LocalCopy copy);
 // read and written: HBM traffic is twice the bytes). Errors: as
 // ListCudaDevices; kInvalidArgument (block or copies 0, an ordinal this
 // process cannot see); kResourceExhausted (memory).
-Result<double> TimeLocalCopies(LocalCopy copy, int device, uint64_t block, uint32_t copies);
+XFER_API Result<double> TimeLocalCopies(LocalCopy copy, int device, uint64_t block, uint32_t copies);
 
 }  // namespace xfer
 

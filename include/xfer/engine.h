@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "xfer/data_mover.h"
+#include "xfer/export.h"
 #include "xfer/memory.h"
 #include "xfer/nic_port.h"
 #include "xfer/status.h"
@@ -99,11 +100,11 @@ struct PeerInfo {
 // ...), in the order the build lists them; any of them may be named in
 // EngineOptions::transports and ConnectOptions::transport. Whether one can
 // run on a given host pair is known only by connecting. Thread-safe.
-std::vector<std::string> BuiltinTransports();
+XFER_API std::vector<std::string> BuiltinTransports();
 
 // Thread-safety: all methods may be called concurrently from several threads,
 // except that one TransferRequest must not be submitted twice at once.
-class Engine {
+class XFER_API Engine {
  public:
   // Creates an engine and starts listening. Errors: kInvalidArgument (bad
   // listen address, unknown transport name), kIoError (bind/listen failed).

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "xfer/export.h"
+
 namespace xfer {
 
 // Which remote operations a registered region admits. Local use of a region
@@ -35,7 +37,7 @@ enum class MemoryKind : uint32_t {
 };
 
 // "host", "hugepage", "cuda".
-const char* MemoryKindName(MemoryKind kind);
+XFER_API const char* MemoryKindName(MemoryKind kind);
 
 struct MemoryOptions {
   Access access = Access::kRemoteReadWrite;  // what the peer may do

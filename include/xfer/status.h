@@ -12,6 +12,8 @@
 #include <utility>
 #include <variant>
 
+#include "xfer/export.h"
+
 namespace xfer {
 
 enum class StatusCode : uint8_t {
@@ -32,12 +34,12 @@ enum class StatusCode : uint8_t {
 };
 
 // Returns a stable lower-case name such as "out of range".
-std::string_view StatusCodeName(StatusCode code);
+XFER_API std::string_view StatusCodeName(StatusCode code);
 
 // A status code plus a human-readable message naming what went wrong.
 // Copyable value type. The OK status carries no message and costs no
 // allocation.
-class [[nodiscard]] Status {
+class [[nodiscard]] XFER_API Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "xfer/export.h"
 #include "xfer/status.h"
 
 namespace xfer {
@@ -44,7 +45,7 @@ struct TransferEntry {
 //
 // Thread-safety: Test() and Wait() may be called from any one thread while a
 // transport completes the request from another.
-class TransferRequest {
+class XFER_API TransferRequest {
  public:
   TransferRequest() = default;
   ~TransferRequest();

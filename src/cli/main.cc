@@ -20,10 +20,14 @@
 #include "common/socket.h"
 #include "common/stop_signal.h"
 #include "doctor/doctor_command.h"
+#include "bench/bench_runner.h"
+#if XFER_WITH_VERBS
 #include "perftest/run_benchmark.h"
+#include "report/device_report.h"
+#include "verbs/device_catalog.h"
+#endif
 #include "report/compare.h"
 #include "report/console_reporter.h"
-#include "report/device_report.h"
 #include "report/html/html_report.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
@@ -31,7 +35,7 @@
 #include "report/matrix/matrix_reporter.h"
 #include "report/run_document.h"
 #include "report/text_file.h"
-#include "verbs/device_catalog.h"
+#include "xfer/engine.h"
 
 namespace {
 
@@ -40,6 +44,12 @@ namespace {
 // "reason"), -d names none, or the listing fails; exit 2 when --json cannot
 // be written.
 int RunDevices(const xfer::cli::DevicesRequest& request) {
+#if !XFER_WITH_VERBS
+  (void)request;
+  std::fprintf(stderr, "xfer: devices: this build has no RDMA verbs (%s)\n",
+               xfer::cli::RdmaVerbsSupport().c_str());
+  return 1;
+#else
   if (!request.json_path.empty()) {
     if (xfer::Status json = xfer::report::CheckJsonWritable(request.json_path); !json.ok()) {
       std::fprintf(stderr, "xfer: --json: %s\n", json.message().c_str());
@@ -85,6 +95,7 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
     }
   }
   return 0;
+#endif
 }
 
 // `xfer doctor`: the findings on stdout; exit 1 on a bad --run file, no
@@ -191,10 +202,14 @@ int RunCompare(const xfer::cli::CompareRequest& request) {
 
 int main(int argc, char** argv) {
   xfer::cli::ParserConfig config;
-  config.transports = {"shm", "tcp", "verbs"};
+  config.transports = xfer::BuiltinTransports();
   config.host_has_rdma_device = [] {
+#if XFER_WITH_VERBS
     auto devices = xfer::verbs::ListDevices();
     return devices.ok() && !devices->empty();
+#else
+    return false;
+#endif
   };
   auto command = xfer::cli::ParseCommandLine(argc, argv, config);
   if (!command.ok()) {
@@ -234,7 +249,13 @@ int main(int argc, char** argv) {
   for (const auto& note : params.notes) std::fprintf(stderr, "xfer: note: %s\n", note.c_str());
 
   xfer::report::ConsoleReporter reporter(params, stdout);
+#if XFER_WITH_VERBS
   xfer::Status status = xfer::perftest::RunBenchmark(params, reporter);
+#else
+  // No verbs in this build: the engine runs every test (the parser has
+  // refused the tests and flags only verbs runs).
+  xfer::Status status = xfer::bench::RunBench(params, reporter);
+#endif
   reporter.Finish();
   const nlohmann::json provenance =
       params.json_path.empty()

@@ -26,8 +26,14 @@ std::string_view XferVersion();
 // kNegotiationVersion, kOldestCompatibleVersion).
 std::string PerftestCompatibilityText();
 
+// "yes (rdma-core's libibverbs 44.0 at build time)", or "no (...)" saying
+// why this build has no RDMA verbs.
+std::string RdmaVerbsSupport();
+
 // What `xfer --version` prints: "xfer 0.1.0\n", then
-// PerftestCompatibilityText().
+// PerftestCompatibilityText(), then one line each for the transports this
+// build has ("transports: shm, tcp, verbs"), RDMA verbs and CUDA device
+// memory.
 std::string VersionText();
 
 }  // namespace xfer::cli

@@ -96,23 +96,37 @@ TEST(HelpTest, HelpWinsOverOtherProblemsOnTheLine) {
 // Issue 9, defect 9: one statement of what each perftest version number
 // means, in `xfer --version` and, word for word, in the README.
 TEST(HelpTest, VersionSaysWhatEachPerftestVersionMeans) {
+#if XFER_WITH_VERBS
   const std::string compatibility =
       "perftest compatibility: command line and output of perftest 4.5-0.17 (version 6.06)\n"
       "wire version advertised: 6.28 (negotiates parameters with 6.28+ peers; peers from 5.70 "
       "on, 6.06 included, run without negotiation)\n";
+  const std::string transports = "transports: shm, tcp, verbs\n";
+  EXPECT_TRUE(RdmaVerbsSupport().starts_with("yes (rdma-core's libibverbs ")) << RdmaVerbsSupport();
+#else
+  const std::string compatibility =
+      "perftest compatibility: command line and output of perftest 4.5-0.17 (version 6.06)\n"
+      "wire version advertised: none (this build has no RDMA verbs, which perftest's wire "
+      "protocol runs on)\n";
+  const std::string transports = "transports: shm, tcp\n";
+  EXPECT_TRUE(RdmaVerbsSupport().starts_with("no (built without rdma-core")) << RdmaVerbsSupport();
+#endif
   EXPECT_EQ(PerftestCompatibilityText(), compatibility);
   for (const char* command : {"--version", "-V", "write_bw -V"}) {
     EXPECT_EQ(TextOf(command, Action::kVersion),
-              "xfer " + std::string(XferVersion()) + "\n" + compatibility +
-                  "CUDA device memory: " + CudaSupport() + "\n")
+              "xfer " + std::string(XferVersion()) + "\n" + compatibility + transports +
+                  "RDMA verbs: " + RdmaVerbsSupport() + "\n" + "CUDA device memory: " +
+                  CudaSupport() + "\n")
         << command;
   }
+#if XFER_WITH_VERBS  // the README shows the full build's
   std::ifstream readme(XFER_SOURCE_DIR "/README.md");
   ASSERT_TRUE(readme.good()) << XFER_SOURCE_DIR "/README.md";
   std::stringstream text;
   text << readme.rdbuf();
   EXPECT_TRUE(Contains(text.str(), "\n" + compatibility)) << "README.md does not quote\n"
                                                           << compatibility;
+#endif
 }
 
 TEST(FlagTableTest, NamesAreUniqueAndRowsComplete) {

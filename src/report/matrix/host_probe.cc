@@ -76,6 +76,7 @@ std::string CpuModelFromCpuinfo(std::string_view cpuinfo) {
   return model;
 }
 
+#if XFER_WITH_VERBS
 std::vector<matrix::RdmaPortFingerprint> RdmaPortsFromDevices(
     std::span<const verbs::DeviceInfo> devices) {
   constexpr std::string_view kStatePrefix = "PORT_";
@@ -90,6 +91,7 @@ std::vector<matrix::RdmaPortFingerprint> RdmaPortsFromDevices(
   }
   return ports;
 }
+#endif
 
 matrix::HostFingerprint ProbeHost(std::string_view xfer_version) {
   matrix::HostFingerprint host;
@@ -97,8 +99,10 @@ matrix::HostFingerprint ProbeHost(std::string_view xfer_version) {
   host.kernel = KernelRelease();
   host.cpu_model = CpuModelFromCpuinfo(ReadFile("/proc/cpuinfo"));
   host.cpu_count = OnlineCpus();
+#if XFER_WITH_VERBS
   const Result<std::vector<verbs::DeviceInfo>> devices = verbs::ListDevices();
   if (devices.ok()) host.rdma = RdmaPortsFromDevices(*devices);
+#endif
   host.xfer_version = xfer_version.empty() ? std::string(kUnknown) : std::string(xfer_version);
   return host;
 }

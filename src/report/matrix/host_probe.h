@@ -13,14 +13,17 @@
 #include <vector>
 
 #include "bench/matrix/host_fingerprint.h"
+#if XFER_WITH_VERBS
 #include "verbs/device_catalog.h"
+#endif
 
 namespace xfer::report {
 
 // This machine's fingerprint, carrying `xfer_version` as given. rdma lists
 // every port of every device verbs::ListDevices() sees; it is empty when
-// there is no device and also when listing fails (a fingerprint records
-// hardware, it does not diagnose it: `xfer devices` does).
+// there is no device, when listing fails (a fingerprint records hardware,
+// it does not diagnose it: `xfer devices` does), and in a build without
+// RDMA verbs.
 matrix::HostFingerprint ProbeHost(std::string_view xfer_version);
 
 // The CPU model named by /proc/cpuinfo text `cpuinfo`: the first
@@ -30,11 +33,13 @@ matrix::HostFingerprint ProbeHost(std::string_view xfer_version);
 // MIDR codes, not a marketing name looked up from them); else "unknown".
 std::string CpuModelFromCpuinfo(std::string_view cpuinfo);
 
+#if XFER_WITH_VERBS
 // One entry per port of `devices`, in catalog order. state drops the
 // "PORT_" prefix ("ACTIVE"); rate_gbps is the signalling rate, 0 when the
 // port reports no speed or width.
 std::vector<matrix::RdmaPortFingerprint> RdmaPortsFromDevices(
     std::span<const verbs::DeviceInfo> devices);
+#endif
 
 }  // namespace xfer::report
 
