@@ -45,9 +45,11 @@ namespace {
 // be written.
 int RunDevices(const xfer::cli::DevicesRequest& request) {
 #if !XFER_WITH_VERBS
-  (void)request;
-  std::fprintf(stderr, "xfer: devices: this build has no RDMA verbs (%s)\n",
-               xfer::cli::RdmaVerbsSupport().c_str());
+  (void)request;  // nothing to list, and so no file to write
+  std::fprintf(stderr,
+               "xfer: devices: this build has no RDMA verbs: it was configured with "
+               "XFER_VERBS=OFF or without rdma-core (Debian: libibverbs-dev); rebuild with it "
+               "to list RDMA devices\n");
   return 1;
 #else
   if (!request.json_path.empty()) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -64,7 +65,7 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
-  TargetProcess target({"shm", "tcp", "verbs"}, kRegion, Access::kRemoteReadWrite, 0);
+  TargetProcess target(BuiltinTransports(), kRegion, Access::kRemoteReadWrite, 0);
   Connect(target);
   auto info = engine_->GetPeerInfo(peer_);
   ASSERT_TRUE(info.ok());
@@ -200,6 +201,24 @@ TEST(EngineSelectionTest, SameHostPeersPickShmUnlessForced) {
   EXPECT_EQ(engine->GetPeerInfo(*peer)->transport, "shm");
 }
 
+// What a build has is what it says it has: a build without RDMA verbs
+// (XFER_VERBS=OFF, or no rdma-core) refuses "verbs" by name.
+TEST(EngineSelectionTest, TheBuildsTransportsAreExactlyTheBuiltinOnes) {
+  const std::vector<std::string> expected =
+      testing::kBuiltWithVerbs ? std::vector<std::string>{"shm", "tcp", "verbs"}
+                               : std::vector<std::string>{"shm", "tcp"};
+  EXPECT_EQ(BuiltinTransports(), expected);
+  EngineOptions options;
+  options.transports = {"verbs"};
+  auto engine = Engine::Create(options);
+  EXPECT_EQ(engine.ok(), testing::kBuiltWithVerbs) << engine.status().ToString();
+  if (!testing::kBuiltWithVerbs) {
+    EXPECT_EQ(engine.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(engine.status().message().find("verbs"), std::string::npos)
+        << engine.status().ToString();
+  }
+}
+
 TEST(EngineSelectionTest, NoCommonTransportIsRefusedWithReason) {
   TargetProcess target({"tcp"}, 4096, Access::kRemoteReadWrite, 0);
   auto engine = MakeInitiator("shm");
@@ -237,6 +256,7 @@ void ExpectWriteLands(Engine& engine, PeerId peer, TargetProcess& target) {
 }
 
 TEST(EngineSelectionTest, VerbsIsChosenOverTcpExactlyWhenThereIsADevice) {
+  if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
   TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0);
   auto engine = MakeVerbsTcpInitiator();
   auto peer = engine->Connect(target.address(), {});
@@ -247,6 +267,7 @@ TEST(EngineSelectionTest, VerbsIsChosenOverTcpExactlyWhenThereIsADevice) {
 }
 
 TEST(EngineSelectionTest, ForcedVerbsWithoutADeviceFailsWithTheReason) {
+  if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
   if (testing::HasVerbsDevice()) GTEST_SKIP() << "this host has an RDMA device";
   TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0);
   auto engine = MakeVerbsTcpInitiator();
@@ -258,6 +279,7 @@ TEST(EngineSelectionTest, ForcedVerbsWithoutADeviceFailsWithTheReason) {
 }
 
 TEST(EngineSelectionTest, AcceptorWithoutAUsableDeviceFallsBackToTcp) {
+  if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
   // The acceptor's verbs names a device that does not exist: unusable there.
   TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0,
                        VerbsOptions{"no-such-rdma-device", 1, std::nullopt});

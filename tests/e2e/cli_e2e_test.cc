@@ -437,6 +437,17 @@ TEST(CliE2e, RefusedFlagsExitTwoWithOneMessageBeforeAnythingStarts) {
       {{"atomic_lat", "--loopback", "--transport", "shm"},
        "--transport shm: atomic_lat runs on RDMA verbs only (--transport verbs)"},
   };
+#if !XFER_WITH_VERBS
+  // A build without verbs refuses them as a transport it does not have.
+  refusals.push_back({{"atomic_bw", "--loopback"},
+                      "atomic_bw needs the RDMA verbs transport, which this xfer does not offer "
+                      "(transports: shm, tcp)"});
+  refusals.push_back({{"write_bw", "--loopback", "--transport", "verbs"},
+                      "--transport: unknown transport 'verbs' (known: shm, tcp)"});
+  refusals.push_back({{"send_bw", "--loopback", "-b"},
+                      "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only; shm/tcp "
+                      "does not support it yet"});
+#else
   if (!HostHasRdmaDevices()) {
     const std::string no_device = "this host has no RDMA device (see 'xfer devices')";
     refusals.push_back({{"send_bw", "--loopback", "-b"},
@@ -447,6 +458,7 @@ TEST(CliE2e, RefusedFlagsExitTwoWithOneMessageBeforeAnythingStarts) {
     refusals.push_back({{"write_bw", "--loopback", "--transport", "verbs"},
                         "--transport verbs: " + no_device});
   }
+#endif
   for (const Refusal& refusal : refusals) {
     const ProcessResult run = RunXfer(refusal.args, 10s);
     const std::string command = ::testing::PrintToString(refusal.args);

@@ -1,6 +1,7 @@
 // `xfer devices` as a user runs it on a machine without RDMA devices (this
 // host and CI). Inside the Soft-RoCE VM, where devices exist, the
-// no-device checks skip themselves.
+// no-device checks skip themselves. A build without RDMA verbs says so
+// instead.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,6 +17,19 @@ namespace {
 
 using namespace std::chrono_literals;
 
+#if !XFER_WITH_VERBS
+TEST(DevicesE2e, ABuildWithoutVerbsSaysSoAndWritesNothing) {
+  const std::string path = ::testing::TempDir() + "/devices-no-verbs.json";
+  std::remove(path.c_str());
+  const ProcessResult result = RunXfer({"devices", "--json", path}, 30s);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_TRUE(result.err.starts_with("xfer: devices: this build has no RDMA verbs: it was "
+                                     "configured with XFER_VERBS=OFF or without rdma-core"))
+      << result.err;
+  EXPECT_FALSE(std::ifstream(path).good()) << path;
+}
+#else
 TEST(DevicesE2e, NoDeviceExitsOneAndPointsToTheSoftRoceVm) {
   if (HostHasRdmaDevices()) GTEST_SKIP() << "this machine has RDMA devices";
   const ProcessResult result = RunXfer({"devices"}, 30s);
@@ -83,6 +97,8 @@ TEST(DevicesE2e, HelpExitsZero) {
   EXPECT_NE(result.out.find("Usage:\n  xfer devices [options]"), std::string::npos)
       << result.out;
 }
+
+#endif  // XFER_WITH_VERBS
 
 }  // namespace
 }  // namespace xfer::testing

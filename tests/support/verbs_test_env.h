@@ -37,6 +37,9 @@ inline std::string VerbsSkipReason() {
 
 inline bool HasVerbsDevice() { return VerbsSkipReason().empty(); }
 
+// Whether this build has the verbs transport at all (XFER_VERBS).
+inline constexpr bool kBuiltWithVerbs = XFER_WITH_VERBS != 0;
+
 struct VerbsTestDevices {
   std::string initiator;  // "" = the first device
   std::string target;
