@@ -18,6 +18,12 @@ esac
 if command -v ccache >/dev/null; then
   extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+# The Python bindings are built for Debian's interpreter, the one that has
+# python3-pybind11, pytest and numpy, even where another python3 (pyenv)
+# comes first on PATH.
+if [[ -x /usr/bin/python3 ]]; then
+  extra+=(-DPython_EXECUTABLE=/usr/bin/python3)
+fi
 
 cmake -S . -B "build/$flavour" "${extra[@]}" -DXFER_BUILD_TESTS=ON >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)"

@@ -1,0 +1,446 @@
+#include "engine.h"
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conversions.h"
+#include "errors.h"
+#include "gil.h"
+#include "xfer/device.h"
+
+namespace py = pybind11;
+
+namespace xfer::python {
+namespace {
+
+// Waits for a request this call posted; on TIMEOUT disconnects the peer,
+// which fails the request, as Engine::Transfer does: a synchronous call
+// must not leave a send or a posted receive behind to complete later.
+Status FinishWithin(Engine& engine, PeerId peer, const TransferRequest& request,
+                    std::chrono::nanoseconds timeout) {
+  Status status = request.Wait(timeout);
+  if (status.code() != StatusCode::kTimeout) return status;
+  (void)engine.Disconnect(peer);
+  return Timeout("the operation did not complete within the timeout; the peer was disconnected");
+}
+
+}  // namespace
+
+PythonEngine::PythonEngine(const EngineOptions& options) {
+  auto created = WithoutGil([&] { return Engine::Create(options); });
+  core_ = std::make_shared<EngineCore>(ValueOrThrow(std::move(created)));
+}
+
+std::shared_ptr<EngineCore> PythonEngine::Open() const {
+  if (!core_) throw StatusError(FailedPrecondition("the engine is closed"));
+  return core_;
+}
+
+std::string PythonEngine::ListenAddress() const { return Open()->engine().listen_address(); }
+
+PeerId PythonEngine::Connect(const std::string& address, const std::string& transport,
+                             uint32_t streams) {
+  auto core = Open();
+  ConnectOptions options;
+  options.transport = transport;
+  options.streams = streams;
+  auto peer = WithoutGil([&] { return core->engine().Connect(address, options); });
+  return ValueOrThrow(std::move(peer));
+}
+
+PeerId PythonEngine::WaitForPeer(double timeout_seconds) {
+  auto core = Open();
+  const auto timeout = SecondsToMilliseconds(timeout_seconds, "timeout");
+  auto peer = WithoutGil([&] { return core->engine().WaitForPeer(timeout); });
+  return ValueOrThrow(std::move(peer));
+}
+
+void PythonEngine::Disconnect(PeerId peer) {
+  auto core = Open();
+  auto status = WithoutGil([&] { return core->engine().Disconnect(peer); });
+  ThrowIfError(status);
+}
+
+PeerInfo PythonEngine::GetPeerInfo(PeerId peer) const {
+  return ValueOrThrow(Open()->engine().GetPeerInfo(peer));
+}
+
+void PythonEngine::Close() {
+  if (!core_) return;
+  core_->CheckNoExports("close");
+  core_->MarkClosed();
+  core_.reset();  // destroys the engine now, unless a call on another thread holds it
+}
+
+Region PythonEngine::Track(const std::shared_ptr<EngineCore>& core, const MemoryRegion& region,
+                           HeldBuffer held) {
+  core->Track(region, std::move(held));
+  return Region(core, region);
+}
+
+Region PythonEngine::Register(const py::object& object, Access access) {
+  auto core = Open();
+  HeldBuffer held = HeldBuffer::Acquire(object);
+  void* const data = held.data();
+  const size_t length = held.length();
+  auto region = WithoutGil(
+      [&] { return core->engine().RegisterMemory(data, length, MemoryOptions{access}); });
+  // On failure `held` is released here, with the GIL.
+  return Track(core, ValueOrThrow(std::move(region)), std::move(held));
+}
+
+Region PythonEngine::RegisterDevice(uint64_t address, uint64_t length, Access access) {
+  auto core = Open();
+  // Python cannot vouch for the lifetime of host memory known only by an
+  // int, and the engine would move bytes to and from whatever it
+  // registered. So the kind is asked first, with a registration no peer
+  // may use (Access NONE), and only CUDA device memory is then registered
+  // for real. Host memory goes through register(), which holds its owner.
+  struct Probe {
+    Result<MemoryRegion> region;
+    Status withdrawn;
+  };
+  Probe probe = WithoutGil([&] {
+    Probe p{core->engine().RegisterMemory(AsPointer(address), static_cast<size_t>(length),
+                                          MemoryOptions{Access::kNone}),
+            Status::Ok()};
+    if (p.region.ok()) p.withdrawn = core->engine().DeregisterMemory(*p.region);
+    return p;
+  });
+  const MemoryRegion probed = ValueOrThrow(std::move(probe.region));
+  ThrowIfError(probe.withdrawn);
+  if (probed.kind != MemoryKind::kCuda) {
+    auto devices = ListCudaDevices();
+    const std::string why = devices.ok()
+                                ? "the CUDA driver reports host memory"
+                                : "this host has no usable CUDA: " + devices.status().message();
+    throw StatusError(InvalidArgument(fmt::format(
+        "register_device: [{:#x}, +{}) is not CUDA device memory ({}); register host memory "
+        "through a buffer object with register()",
+        address, length, why)));
+  }
+  auto region = WithoutGil([&] {
+    return core->engine().RegisterMemory(AsPointer(address), static_cast<size_t>(length),
+                                         MemoryOptions{access});
+  });
+  return Track(core, ValueOrThrow(std::move(region)), HeldBuffer());
+}
+
+Region PythonEngine::Allocate(uint64_t length, MemoryKind kind, Access access, int device) {
+  auto core = Open();
+  MemoryOptions options;
+  options.access = access;
+  options.kind = kind;
+  options.device = device;
+  auto region = WithoutGil(
+      [&] { return core->engine().AllocateMemory(static_cast<size_t>(length), options); });
+  return Track(core, ValueOrThrow(std::move(region)), HeldBuffer());
+}
+
+void PythonEngine::Deregister(const Region& region) {
+  auto core = Open();
+  if (region.core() != core) {
+    throw StatusError(InvalidArgument(
+        fmt::format("region {} was not registered with this engine", region.region().id)));
+  }
+  const MemoryRegion registered = core->BeginDeregister(region.region().id);
+  auto status = WithoutGil([&] { return core->engine().DeregisterMemory(registered); });
+  core->FinishDeregister(registered.id, status);
+  ThrowIfError(status);
+}
+
+void PythonEngine::Transfer(PeerId peer, OpCode op, py::iterable entries, double timeout_seconds) {
+  auto core = Open();
+  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  const std::vector<TransferEntry> batch = EntriesFromPython(entries);
+  auto operation = core->BeginOperation(batch);
+  auto status = WithoutGil([&] { return core->engine().Transfer(peer, op, batch, timeout); });
+  operation->in_call = false;
+  ThrowIfError(status);
+}
+
+Request PythonEngine::Submit(PeerId peer, OpCode op, py::iterable entries, uint32_t stream) {
+  auto core = Open();
+  const std::vector<TransferEntry> batch = EntriesFromPython(entries);
+  auto operation = core->BeginOperation(batch);
+  auto status = WithoutGil(
+      [&] { return core->engine().Submit(peer, op, batch, operation->request, stream); });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return Request(operation);
+}
+
+Request PythonEngine::PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream) {
+  auto core = Open();
+  auto operation = core->BeginOperation(AsPointer(address));
+  auto status = WithoutGil([&] {
+    return core->engine().PostSend(peer, AsPointer(address), static_cast<size_t>(length),
+                                   operation->request, stream);
+  });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return Request(operation);
+}
+
+Request PythonEngine::PostRecv(PeerId peer, uint64_t address, uint64_t capacity) {
+  auto core = Open();
+  auto operation = core->BeginOperation(AsPointer(address));
+  auto status = WithoutGil([&] {
+    return core->engine().PostRecv(peer, AsPointer(address), static_cast<size_t>(capacity),
+                                   operation->request);
+  });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return Request(operation);
+}
+
+size_t PythonEngine::Send(PeerId peer, uint64_t address, uint64_t length, double timeout_seconds) {
+  auto core = Open();
+  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  auto operation = core->BeginOperation(AsPointer(address));
+  auto status = WithoutGil([&] {
+    Engine& engine = core->engine();
+    Status posted =
+        engine.PostSend(peer, AsPointer(address), static_cast<size_t>(length), operation->request);
+    return posted.ok() ? FinishWithin(engine, peer, operation->request, timeout) : posted;
+  });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return operation->request.bytes();
+}
+
+size_t PythonEngine::Recv(PeerId peer, uint64_t address, uint64_t capacity,
+                          double timeout_seconds) {
+  auto core = Open();
+  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  auto operation = core->BeginOperation(AsPointer(address));
+  auto status = WithoutGil([&] {
+    Engine& engine = core->engine();
+    Status posted = engine.PostRecv(peer, AsPointer(address), static_cast<size_t>(capacity),
+                                    operation->request);
+    return posted.ok() ? FinishWithin(engine, peer, operation->request, timeout) : posted;
+  });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return operation->request.bytes();
+}
+
+namespace {
+
+EngineOptions OptionsFromPython(const std::string& name, const std::string& listen,
+                                const std::optional<std::vector<std::string>>& transports,
+                                double connect_timeout, double io_timeout,
+                                const std::string& verbs_device, int verbs_port) {
+  if (verbs_port < 1 || verbs_port > 255) {
+    throw py::value_error(fmt::format("verbs_port must be in [1, 255], got {}", verbs_port));
+  }
+  EngineOptions options;
+  options.name = name;
+  options.listen_address = listen;
+  if (transports) options.transports = *transports;
+  options.connect_timeout = SecondsToMilliseconds(connect_timeout, "connect_timeout");
+  options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
+  options.verbs.device = verbs_device;
+  options.verbs.port = static_cast<uint8_t>(verbs_port);
+  return options;
+}
+
+constexpr const char* kEngineDoc =
+    R"(A libxfer engine: memory registration, peer connections and one-sided
+transfers over shm, tcp or RDMA verbs.
+
+Engine(name="xfer", listen="127.0.0.1:0", transports=None,
+       connect_timeout=5.0, io_timeout=10.0, verbs_device="", verbs_port=1)
+
+  name             shown in logs and sent to peers in the handshake
+  listen           "host:port" to accept peers on; port 0 picks a free port
+                   (see listen_address); "" accepts no peers
+  transports       names this engine may use (see builtin_transports());
+                   None or [] means all built in
+  connect_timeout  seconds (float): bound on establishing a connection
+  io_timeout       seconds (float): bound on any single blocking step of a
+                   transport; a peer silent for longer is declared dead and
+                   its requests fail with CONNECTION_LOST or TIMEOUT
+  verbs_device     the RDMA device of the verbs transport ("" = the first)
+  verbs_port       its port, from 1
+
+Errors raise xfer.Error (INVALID_ARGUMENT for a bad listen address, an
+unknown transport or a zero timeout; IO_ERROR when binding fails);
+ValueError for a negative or non-finite timeout or a port outside [1, 255].
+
+Addresses and lengths are ints. As arguments of their own, a negative or
+non-integer one raises TypeError (pybind11's conversion); inside a batch of
+entries, a non-integer raises TypeError and a negative one ValueError.
+Regions registered before a peer connects are the ones it sees. Blocking
+calls release the GIL. Use as a context manager to close it.)";
+
+}  // namespace
+
+void BindEngine(py::module_& module) {
+  const auto read_write = Access::kRemoteReadWrite;
+  py::class_<PythonEngine>(module, "Engine", py::is_final(), kEngineDoc)
+      .def(py::init([](const std::string& name, const std::string& listen,
+                       const std::optional<std::vector<std::string>>& transports,
+                       double connect_timeout, double io_timeout, const std::string& verbs_device,
+                       int verbs_port) {
+             return std::make_unique<PythonEngine>(OptionsFromPython(
+                 name, listen, transports, connect_timeout, io_timeout, verbs_device, verbs_port));
+           }),
+           py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
+           py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
+           py::arg("io_timeout") = 10.0, py::arg("verbs_device") = "", py::arg("verbs_port") = 1)
+      .def_property_readonly("listen_address", &PythonEngine::ListenAddress,
+                             "The bound 'host:port' (the real port when listen asked for port 0), "
+                             "or '' when not listening.")
+      .def_property_readonly("closed", &PythonEngine::closed, "True once close() succeeded.")
+      .def("connect", &PythonEngine::Connect, py::arg("address"), py::arg("transport") = "",
+           py::arg("streams") = 1,
+           "Connects to the engine listening at `address` ('host:port') and exchanges\n"
+           "region tables; returns the peer id (int). `transport` forces one by name\n"
+           "('' lets the engine choose: shm on one host, else verbs, else tcp);\n"
+           "`streams` (1..64) independent streams. Bounded by connect_timeout; GIL\n"
+           "released.")
+      .def("wait_for_peer", &PythonEngine::WaitForPeer, py::arg("timeout") = 10.0,
+           "Waits up to `timeout` seconds (float) for the next peer to connect; returns\n"
+           "its peer id (int). xfer.Error TIMEOUT when none came, NOT_SUPPORTED when not\n"
+           "listening. GIL released.")
+      .def("disconnect", &PythonEngine::Disconnect, py::arg("peer"),
+           "Closes the connection; its in-flight requests finish with CONNECTION_LOST.\n"
+           "xfer.Error NOT_FOUND for an unknown peer. GIL released.")
+      .def("peer_info", &PythonEngine::GetPeerInfo, py::arg("peer"),
+           "What the engine knows of a connected peer (PeerInfo), including the regions\n"
+           "it registered before connecting. xfer.Error NOT_FOUND for an unknown peer.")
+      .def("close", &PythonEngine::Close,
+           "Destroys the engine: disconnects every peer (in-flight requests finish with\n"
+           "CONNECTION_LOST), frees the memory it allocated and releases the objects\n"
+           "registered with it. Refused with xfer.Error FAILED_PRECONDITION, changing\n"
+           "nothing, while buffer views of its regions (memoryview(region),\n"
+           "numpy.frombuffer(region)) live: release them first. While other threads are\n"
+           "inside blocking calls on this engine, the destruction happens when the last\n"
+           "of them returns. Idempotent. Without close(), the engine is destroyed when\n"
+           "the Engine object and every buffer view of its memory are gone.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def(
+          "__exit__",
+          [](PythonEngine& engine, const py::args&) {
+            engine.Close();
+            return false;
+          },
+          "close(); exceptions from the block propagate.")
+      .def("register", &PythonEngine::Register, py::arg("obj"), py::arg("access") = read_write,
+           "Registers the memory of `obj`, zero-copy. `obj` must export a writable,\n"
+           "C-contiguous buffer (bytearray, writable memoryview, numpy array, ...):\n"
+           "a read-only or non-contiguous one raises xfer.Error INVALID_ARGUMENT, an\n"
+           "object without the buffer protocol TypeError. The buffer is held until\n"
+           "deregister(region) or close(): the object stays alive (del of the last\n"
+           "Python reference is safe) and cannot be resized. `access` says what the\n"
+           "peer may do (Access). Returns the Region; its memory is also viewable\n"
+           "through memoryview(region). xfer.Error INVALID_ARGUMENT for an empty\n"
+           "buffer or one overlapping a registered region.")
+      .def("register_device", &PythonEngine::RegisterDevice, py::arg("address"), py::arg("length"),
+           py::arg("access") = read_write,
+           "Registers caller-owned CUDA device memory [address, address + length)\n"
+           "(cudaMalloc or the VMM API: e.g. tensor.data_ptr(), cupy_array.data.ptr),\n"
+           "`length` in bytes. The caller keeps it allocated until deregister(region)\n"
+           "or close(). The engine asks the CUDA driver what the memory is: the range\n"
+           "must lie inside one device allocation. Anything else - host memory, or any\n"
+           "address on a host without a usable CUDA driver - raises xfer.Error\n"
+           "INVALID_ARGUMENT and registers nothing, as do a null address, zero length\n"
+           "and CUDA managed memory. GIL released.")
+      .def("allocate", &PythonEngine::Allocate, py::arg("length"),
+           py::arg("kind") = MemoryKind::kHost, py::arg("access") = read_write,
+           py::arg("device") = 0,
+           "Allocates `length` bytes owned by the engine, zero-filled and page-aligned,\n"
+           "registered with `access`. HOST and HUGEPAGE memory is exported through the\n"
+           "buffer protocol (memoryview(region), numpy.frombuffer(region, dtype=...));\n"
+           "CUDA memory (on GPU `device`) has only region.address. Freed by\n"
+           "deregister(region) or close(). xfer.Error INVALID_ARGUMENT (length 0, bad\n"
+           "device), RESOURCE_EXHAUSTED, and for CUDA FAILED_PRECONDITION (no usable\n"
+           "driver or GPU: the message says why) or NOT_SUPPORTED (no CUDA in this\n"
+           "build). GIL released.")
+      .def("deregister", &PythonEngine::Deregister, py::arg("region"),
+           "Removes `region` and revokes it from every peer; engine memory is freed, a\n"
+           "registered object's buffer released. Refused with xfer.Error\n"
+           "FAILED_PRECONDITION, changing nothing, while buffer views of it live or an\n"
+           "operation in flight uses it. NOT_FOUND if not registered (any more);\n"
+           "INVALID_ARGUMENT for another engine's region. May block up to io_timeout\n"
+           "for a peer's transfer under way (GIL released); on TIMEOUT or IO_ERROR the\n"
+           "region is gone but a registered object's buffer stays held until close().")
+      .def(
+          "write",
+          [](PythonEngine& engine, PeerId peer, py::iterable entries, double timeout) {
+            engine.Transfer(peer, OpCode::kWrite, entries, timeout);
+          },
+          py::arg("peer"), py::arg("entries"), py::arg("timeout") = 10.0,
+          "Synchronous WRITE of a batch: `entries` is an iterable of\n"
+          "(local_address, remote_address, length) int tuples, local_address inside a\n"
+          "local region, the remote range inside one region of the peer granting\n"
+          "REMOTE_WRITE. Every entry is checked before any byte moves: xfer.Error\n"
+          "OUT_OF_RANGE (an address outside registered memory), PERMISSION_DENIED,\n"
+          "INVALID_ARGUMENT (empty batch, zero length), NOT_FOUND (peer). Returns once\n"
+          "every byte landed in the peer's memory. `timeout` in seconds (float); on\n"
+          "TIMEOUT the peer is disconnected and bytes may have partly landed. A\n"
+          "malformed entry raises TypeError, a negative value ValueError. GIL\n"
+          "released.")
+      .def(
+          "read",
+          [](PythonEngine& engine, PeerId peer, py::iterable entries, double timeout) {
+            engine.Transfer(peer, OpCode::kRead, entries, timeout);
+          },
+          py::arg("peer"), py::arg("entries"), py::arg("timeout") = 10.0,
+          "Synchronous READ of a batch of (local_address, remote_address, length)\n"
+          "tuples: the remote ranges must grant REMOTE_READ. Otherwise as write().")
+      .def("transfer", &PythonEngine::Transfer, py::arg("peer"), py::arg("op"), py::arg("entries"),
+           py::arg("timeout") = 10.0, "write() or read() by OpCode (Engine::Transfer).")
+      .def(
+          "write_async",
+          [](PythonEngine& engine, PeerId peer, py::iterable entries, uint32_t stream) {
+            return engine.Submit(peer, OpCode::kWrite, entries, stream);
+          },
+          py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
+          "Starts a WRITE batch (entries as for write()) on `stream` (modulo the\n"
+          "connection's streams) and returns its Request. Validation errors raise\n"
+          "xfer.Error at once, with nothing started; failures after that are the\n"
+          "Request's.")
+      .def(
+          "read_async",
+          [](PythonEngine& engine, PeerId peer, py::iterable entries, uint32_t stream) {
+            return engine.Submit(peer, OpCode::kRead, entries, stream);
+          },
+          py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
+          "Starts a READ batch; as write_async().")
+      .def("submit", &PythonEngine::Submit, py::arg("peer"), py::arg("op"), py::arg("entries"),
+           py::arg("stream") = 0, "write_async() or read_async() by OpCode (Engine::Submit).")
+      .def("post_send", &PythonEngine::PostSend, py::arg("peer"), py::arg("address"),
+           py::arg("length"), py::arg("stream") = 0,
+           "Two-sided: sends `length` bytes at `address` (in a local region) to the\n"
+           "peer's oldest posted receive. The Request completes once the bytes have\n"
+           "left (the memory may then be reused), before the peer has them.\n"
+           "xfer.Error OUT_OF_RANGE (not registered), INVALID_ARGUMENT (zero length),\n"
+           "NOT_SUPPORTED (CUDA memory).")
+      .def("post_recv", &PythonEngine::PostRecv, py::arg("peer"), py::arg("address"),
+           py::arg("capacity"),
+           "Two-sided: posts `capacity` bytes at `address` (in a local region) for the\n"
+           "peer's next send; receives fill in posting order. Request.bytes is the\n"
+           "received length; a longer message fails the receive with\n"
+           "INVALID_ARGUMENT.")
+      .def("send", &PythonEngine::Send, py::arg("peer"), py::arg("address"), py::arg("length"),
+           py::arg("timeout") = 10.0,
+           "post_send() and wait up to `timeout` seconds (float); returns the bytes\n"
+           "sent (int). On TIMEOUT the peer is disconnected, as write() does. GIL\n"
+           "released.")
+      .def("recv", &PythonEngine::Recv, py::arg("peer"), py::arg("address"), py::arg("capacity"),
+           py::arg("timeout") = 10.0,
+           "post_recv() and wait up to `timeout` seconds (float); returns the received\n"
+           "length in bytes (int). On TIMEOUT the peer is disconnected: a posted\n"
+           "receive cannot be withdrawn, and would otherwise take a later message. GIL\n"
+           "released.");
+}
+
+}  // namespace xfer::python

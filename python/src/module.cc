@@ -1,0 +1,41 @@
+// The extension module xfer._xfer; the package xfer re-exports it.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "engine.h"
+#include "enums.h"
+#include "errors.h"
+#include "peer_info.h"
+#include "region.h"
+#include "request.h"
+#include "xfer/device.h"
+#include "xfer/engine.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_xfer, module) {
+  using namespace xfer::python;
+  module.doc() = "Python bindings of libxfer, a one-sided RDMA/TCP/shm transfer engine.";
+  module.attr("__version__") = XFER_PYTHON_VERSION;
+
+  // Order matters: each binds what the next ones refer to.
+  BindEnums(module);
+  BindErrors(module);
+  BindPeerInfo(module);
+  BindRegion(module);
+  BindRequest(module);
+  BindEngine(module);
+
+  module.def("builtin_transports", &xfer::BuiltinTransports,
+             "The names of the transports this build contains (list[str]), e.g.\n"
+             "['shm', 'tcp', 'verbs']; any may be named in Engine(transports=...) and\n"
+             "Engine.connect(transport=...).");
+  module.def("cuda_support", &xfer::CudaSupport,
+             "What this build does with CUDA, in one line (str); says nothing about this\n"
+             "host (see list_cuda_devices()).");
+  module.def(
+      "list_cuda_devices", [] { return ValueOrThrow(xfer::ListCudaDevices()); },
+      "The CUDA devices this process can use (list[CudaDevice]). xfer.Error\n"
+      "FAILED_PRECONDITION saying why this host cannot use CUDA, NOT_SUPPORTED when\n"
+      "this build has no CUDA support.");
+}

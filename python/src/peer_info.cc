@@ -1,0 +1,72 @@
+#include "peer_info.h"
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "xfer/device.h"
+#include "xfer/engine.h"
+
+namespace py = pybind11;
+
+namespace xfer::python {
+
+void BindPeerInfo(py::module_& module) {
+  py::class_<RemoteRegion>(
+      module, "RemoteRegion",
+      "A region the peer registered, as it described itself at connect time.\n"
+      "`address` is in the peer's address space: use it (plus an offset) as the\n"
+      "remote address of a transfer entry; it means nothing locally.")
+      .def_readonly("id", &RemoteRegion::id, "The peer's region id (int).")
+      .def_readonly("address", &RemoteRegion::address,
+                    "First byte, in the peer's address space (int).")
+      .def_readonly("length", &RemoteRegion::length, "Length in bytes (int).")
+      .def_readonly("access", &RemoteRegion::access, "What this side may do to it (Access).")
+      .def_readonly("kind", &RemoteRegion::kind, "Where the peer's bytes live (MemoryKind).")
+      .def_readonly("device", &RemoteRegion::device,
+                    "The peer's CUDA device ordinal for CUDA memory; -1 otherwise.")
+      .def("__repr__", [](const RemoteRegion& r) {
+        return fmt::format("xfer.RemoteRegion(id={}, address={:#x}, length={}, kind={})", r.id,
+                           r.address, r.length, MemoryKindName(r.kind));
+      });
+
+  py::class_<NicPort>(module, "NicPort",
+                      "The local RDMA port a connection's bytes leave through; device '' on "
+                      "transports that use no NIC.")
+      .def_readonly("device", &NicPort::device, "The RDMA device, e.g. 'mlx5_0' (str).")
+      .def_readonly("port", &NicPort::port, "1-based port number (int).")
+      .def_readonly("mtu_bytes", &NicPort::mtu_bytes, "The path MTU both sides settled on (bytes).")
+      .def("__repr__", [](const NicPort& n) {
+        return fmt::format("xfer.NicPort(device='{}', port={}, mtu_bytes={})", n.device, n.port,
+                           n.mtu_bytes);
+      });
+
+  py::class_<PeerInfo>(module, "PeerInfo", "What the engine knows of a connected peer.")
+      .def_readonly("name", &PeerInfo::name, "The peer's engine name (str).")
+      .def_readonly("transport", &PeerInfo::transport,
+                    "The transport carrying the connection ('shm', 'tcp', 'verbs').")
+      .def_readonly("data_mover", &PeerInfo::data_mover, "What moves its bytes (DataMover).")
+      .def_readonly("streams", &PeerInfo::streams, "Independent streams (int).")
+      .def_readonly("device_memory", &PeerInfo::device_memory,
+                    "Whether the transport moves CUDA device memory (bool).")
+      .def_readonly("device_path", &PeerInfo::device_path,
+                    "How it does ('CUDA IPC' over shm); '' without device_memory.")
+      .def_readonly("regions", &PeerInfo::regions,
+                    "The peer's regions registered before the connection (list[RemoteRegion]).")
+      .def_readonly("nic", &PeerInfo::nic, "The local NIC port, for verbs (NicPort).")
+      .def("__repr__", [](const PeerInfo& p) {
+        return fmt::format("xfer.PeerInfo(name='{}', transport='{}', streams={}, regions={})",
+                           p.name, p.transport, p.streams, p.regions.size());
+      });
+
+  py::class_<CudaDevice>(module, "CudaDevice", "A CUDA device as libxfer sees it.")
+      .def_readonly("ordinal", &CudaDevice::ordinal, "What Engine.allocate's `device` takes (int).")
+      .def_readonly("name", &CudaDevice::name, "e.g. 'NVIDIA H200' (str).")
+      .def_readonly("pci_bus_id", &CudaDevice::pci_bus_id, "e.g. '0000:19:00.0' (str).")
+      .def_readonly("memory_bytes", &CudaDevice::memory_bytes, "Device memory in bytes (int).")
+      .def("__repr__", [](const CudaDevice& d) {
+        return fmt::format("xfer.CudaDevice(ordinal={}, name='{}', pci_bus_id='{}')", d.ordinal,
+                           d.name, d.pci_bus_id);
+      });
+}
+
+}  // namespace xfer::python

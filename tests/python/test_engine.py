@@ -1,0 +1,183 @@
+"""Engine lifecycle: options, listening, connecting, peers, close."""
+
+import threading
+import time
+
+import pytest
+
+import xfer
+from support import raises_status
+
+StatusCode = xfer.StatusCode
+
+
+@pytest.mark.parametrize("options, fragment", [
+    (dict(listen="not an address"), "listen address"),
+    (dict(transports=["carrier-pigeon"]), "carrier-pigeon"),
+    (dict(transports=[]), None),  # [] means all built in: no error
+    (dict(connect_timeout=0.0), "timeouts must be positive"),
+])
+def test_engine_options_the_engine_refuses(options, fragment):
+    if fragment is None:
+        xfer.Engine(**options).close()
+        return
+    with raises_status(StatusCode.INVALID_ARGUMENT) as raised:
+        xfer.Engine(**options)
+    assert fragment in raised.value.message
+
+
+@pytest.mark.parametrize("options, exception", [
+    (dict(io_timeout=-1.0), ValueError),
+    (dict(connect_timeout=float("nan")), ValueError),
+    (dict(io_timeout=float("inf")), ValueError),
+    (dict(verbs_port=0), ValueError),
+    (dict(verbs_port=256), ValueError),
+    (dict(transports="tcp"), TypeError),  # a str is not a list of names
+    (dict(name=7), TypeError),
+])
+def test_engine_options_python_refuses(options, exception):
+    with pytest.raises(exception):
+        xfer.Engine(**options)
+
+
+def test_listen_port_zero_binds_a_real_port_and_empty_listens_nowhere():
+    with xfer.Engine() as listening, xfer.Engine(listen="") as silent:
+        host, port = listening.listen_address.rsplit(":", 1)
+        assert host == "127.0.0.1" and int(port) > 0
+        assert silent.listen_address == ""
+        with raises_status(StatusCode.NOT_SUPPORTED):
+            silent.wait_for_peer(timeout=0.1)
+
+
+def test_wait_for_peer_times_out_after_the_timeout():
+    with xfer.Engine() as engine:
+        start = time.monotonic()
+        with raises_status(StatusCode.TIMEOUT):
+            engine.wait_for_peer(timeout=0.3)
+        elapsed = time.monotonic() - start
+    assert 0.25 <= elapsed < 3.0
+
+
+def test_wait_for_peer_releases_the_gil():
+    # If wait_for_peer held the GIL, this thread's connect() could not run
+    # until the wait had timed out, and the wait would fail with TIMEOUT.
+    with xfer.Engine(name="target") as target, xfer.Engine(name="init", listen="") as initiator:
+        accepted = []
+
+        def accept():
+            try:
+                accepted.append(target.wait_for_peer(timeout=5.0))
+            except xfer.Error as error:
+                accepted.append(error)
+
+        waiter = threading.Thread(target=accept)
+        start = time.monotonic()
+        waiter.start()
+        time.sleep(0.05)  # let it block
+        initiator.connect(target.listen_address, transport="tcp")
+        waiter.join(timeout=10.0)
+        assert len(accepted) == 1 and isinstance(accepted[0], int), accepted
+        assert time.monotonic() - start < 4.0
+
+
+def test_connect_to_nobody_raises():
+    with xfer.Engine() as closed_target:
+        address = closed_target.listen_address
+    with xfer.Engine(listen="", connect_timeout=0.5) as initiator:
+        with pytest.raises(xfer.Error) as raised:
+            initiator.connect(address)  # refused until connect_timeout
+        assert raised.value.code in (StatusCode.CONNECTION_LOST, StatusCode.IO_ERROR,
+                                     StatusCode.TIMEOUT)
+        assert "refused" in raised.value.message
+        with raises_status(StatusCode.INVALID_ARGUMENT):
+            initiator.connect("no-port-here")
+
+
+@pytest.mark.parametrize("transport, mover", [("shm", xfer.DataMover.CPU_COPY),
+                                              ("tcp", xfer.DataMover.KERNEL)])
+def test_peer_info_describes_the_connection_and_the_peer_regions(transport, mover):
+    with xfer.Engine(name="target-engine") as target, xfer.Engine(listen="") as initiator:
+        exposed = target.allocate(8192, access=xfer.Access.REMOTE_READ)
+        peer = initiator.connect(target.listen_address, transport=transport, streams=2)
+        info = initiator.peer_info(peer)
+        assert info.name == "target-engine"
+        assert info.transport == transport
+        assert info.data_mover == mover
+        assert info.streams == 2
+        assert info.nic.device == "" and info.nic.port == 0
+        (region,) = info.regions
+        assert (region.id, region.address, region.length) == (exposed.id, exposed.address, 8192)
+        assert region.access == xfer.Access.REMOTE_READ
+        assert region.kind == xfer.MemoryKind.HOST and region.device == -1
+        target_peer = target.wait_for_peer(timeout=5.0)
+        assert target.peer_info(target_peer).regions == []  # the initiator registered none
+
+
+def test_connect_refuses_a_stream_count_outside_1_to_64():
+    with xfer.Engine() as target, xfer.Engine(listen="") as initiator:
+        for streams in (0, 65):
+            with raises_status(StatusCode.INVALID_ARGUMENT) as raised:
+                initiator.connect(target.listen_address, streams=streams)
+            assert "streams" in raised.value.message
+        with pytest.raises(TypeError):
+            initiator.connect(target.listen_address, streams=-1)
+
+
+def test_close_while_another_thread_waits_defers_the_destruction():
+    # close() must not destroy the engine under a call running without the
+    # GIL on another thread: that call finishes normally, then the engine goes.
+    engine = xfer.Engine()
+    address = engine.listen_address
+    outcome = []
+
+    def wait():
+        try:
+            engine.wait_for_peer(timeout=0.5)
+        except xfer.Error as error:
+            outcome.append(error.code)
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.1)
+    engine.close()
+    assert engine.closed
+    waiter.join(timeout=5.0)
+    assert outcome == [StatusCode.TIMEOUT]
+    with xfer.Engine(listen="", connect_timeout=0.5) as other:
+        with pytest.raises(xfer.Error):
+            other.connect(address)  # destroyed once the call returned
+
+
+def test_disconnect_forgets_the_peer():
+    with xfer.Engine() as target, xfer.Engine(listen="") as initiator:
+        peer = initiator.connect(target.listen_address, transport="tcp")
+        initiator.disconnect(peer)
+        with raises_status(StatusCode.NOT_FOUND):
+            initiator.peer_info(peer)
+        with raises_status(StatusCode.NOT_FOUND):
+            initiator.disconnect(peer)
+
+
+def test_context_manager_closes_and_a_closed_engine_refuses_everything():
+    with xfer.Engine() as engine:
+        assert not engine.closed
+        address = engine.listen_address
+    assert engine.closed
+    engine.close()  # idempotent
+    for call in (lambda: engine.listen_address, lambda: engine.allocate(4096),
+                 lambda: engine.connect(address), lambda: engine.register(bytearray(8)),
+                 lambda: engine.wait_for_peer(timeout=0.0)):
+        with raises_status(StatusCode.FAILED_PRECONDITION) as raised:
+            call()
+        assert raised.value.message == "the engine is closed"
+    # The listener is gone with the engine.
+    with xfer.Engine(listen="", connect_timeout=0.5) as other:
+        with pytest.raises(xfer.Error):
+            other.connect(address)
+
+
+def test_exception_in_with_block_propagates_after_close():
+    with pytest.raises(KeyError):
+        with xfer.Engine() as engine:
+            raise KeyError("from the block")
+    assert engine.closed
