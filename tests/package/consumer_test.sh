@@ -30,7 +30,12 @@ extra=$(cd "$prefix/include/xfer" && ls | grep -v -x -f <(cd "$source_dir/includ
 [[ -z $extra ]] || fail "headers installed beyond include/xfer/: $extra"
 soname=$(objdump -p "$prefix/lib/libxfer.so" | awk '/SONAME/ {print $2}')
 [[ $soname == libxfer.so.0 ]] || fail "SONAME is '$soname', expected libxfer.so.0"
-"$prefix/bin/xfer" -V | grep -q '^transports: shm, tcp' || fail "the installed xfer -V names no transports"
+transports=$("$prefix/bin/xfer" -V | sed -n 's/^transports: //p')
+[[ $transports == "shm, tcp"* ]] || fail "the installed xfer -V names the transports '$transports'"
+# A build without verbs needs no rdma-core at run time either.
+if [[ $transports != *verbs* ]] && objdump -p "$prefix/lib/libxfer.so" | grep -q 'NEEDED.*libibverbs'; then
+  fail "libxfer.so of a build without verbs needs libibverbs"
+fi
 if [[ -d $build/python/xfer ]]; then
   site=$(ls -d "$prefix"/lib/python3*/site-packages)
   PYTHONPATH=$site python3 -c 'import xfer, sys; sys.exit(0 if "tcp" in xfer.builtin_transports() else 1)' ||
