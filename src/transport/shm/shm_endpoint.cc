@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -76,6 +77,52 @@ Status ShmEndpoint::PostRead(std::span<const TransferEntry> entries, TransferReq
   return PostOneSided(entries, request, false);
 }
 
+// A batch's entries resolved against the peer's regions. The regions of the
+// first kCached entries are kept in fixed scratch, so that the common
+// small batch resolves each remote range once and allocates nothing; the
+// entries of a larger batch past them are resolved again when needed (a
+// binary search over immutable state, cheaper than allocating).
+class ShmEndpoint::ResolvedBatch {
+ public:
+  static constexpr size_t kCached = 16;
+
+  ResolvedBatch(const ShmEndpoint& endpoint, std::span<const TransferEntry> entries,
+                Access needed)
+      : endpoint_(endpoint), entries_(entries), needed_(needed) {}
+
+  // Resolves and routes every entry; the first failure is returned.
+  Status ResolveAll() {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      auto region = endpoint_.mapping_.Resolve(entries_[i].remote, entries_[i].length, needed_);
+      if (!region.ok()) return region.status();
+      auto route = endpoint_.RouteFor(entries_[i], **region);
+      if (!route.ok()) return route.status();
+      if (i < kCached) regions_[i] = *region;
+    }
+    return Status::Ok();
+  }
+
+  size_t size() const { return entries_.size(); }
+  const TransferEntry& entry(size_t i) const { return entries_[i]; }
+
+  // REQUIRES (both): ResolveAll() returned OK; the mapping cannot change
+  // meanwhile (Close() waits for the post).
+  const PeerRegion& region(size_t i) const {
+    if (i < kCached) return *regions_[i];
+    return **endpoint_.mapping_.Resolve(entries_[i].remote, entries_[i].length, needed_);
+  }
+  // Routing is a few comparisons (and, on a GPU host, a registry lookup):
+  // recomputed rather than stored.
+  Route route(size_t i) const { return *endpoint_.RouteFor(entries_[i], region(i)); }
+
+ private:
+  const ShmEndpoint& endpoint_;
+  const std::span<const TransferEntry> entries_;
+  const Access needed_;
+  // Left uninitialized: filled by ResolveAll before any read.
+  std::array<const PeerRegion*, kCached> regions_;
+};
+
 Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request,
                                  bool write) {
   PostScope scope(*this);
@@ -84,53 +131,41 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
   // mapped (the memfd lives while we map it), but the connection is over.
   if (channel_->broken()) return channel_->failure();
   if (entries.empty()) return InvalidArgument("shm: empty batch");
-  const Access needed = write ? Access::kRemoteWrite : Access::kRemoteRead;
-  // Resolve every entry before moving any byte: a bad entry leaves all
-  // memory untouched. Resolving is a binary search, so doing it again in
-  // the copy loop is cheaper than storing the results.
-  for (const TransferEntry& entry : entries) {
-    auto region = mapping_.Resolve(entry.remote, entry.length, needed);
-    if (!region.ok()) return region.status();
-    auto route = RouteFor(entry, **region);
-    if (!route.ok()) return route.status();
-  }
-  XFER_RETURN_IF_ERROR(AdmitAll(entries, needed));
+  // Every entry is resolved and admitted before any byte moves: a bad
+  // entry leaves all memory untouched.
+  ResolvedBatch batch(*this, entries, write ? Access::kRemoteWrite : Access::kRemoteRead);
+  XFER_RETURN_IF_ERROR(batch.ResolveAll());
+  XFER_RETURN_IF_ERROR(AdmitAll(batch));
   internal::RequestAccess::Start(request, 1);
   Status status;
   size_t moved = 0;
-  for (const TransferEntry& entry : entries) {
-    const PeerRegion& region = **mapping_.Resolve(entry.remote, entry.length, needed);
-    status = CopyEntry(entry, region, *RouteFor(entry, region), write);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    status = CopyEntry(batch.entry(i), batch.region(i), batch.route(i), write);
     if (!status.ok()) break;
-    moved += entry.length;
+    moved += batch.entry(i).length;
   }
   // Before completing, so that a deregistration the peer orders after
   // learning of this completion does not wait on it.
-  EndAll(entries, needed);
+  EndAll(batch, batch.size());
   internal::RequestAccess::Complete(request, status, moved);
   return Status::Ok();
 }
 
-// REQUIRES (both): every entry resolved with `needed` a moment ago; the
-// mapping cannot change meanwhile (Close() waits for this post).
-Status ShmEndpoint::AdmitAll(std::span<const TransferEntry> entries, Access needed) const {
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const TransferEntry& entry = entries[i];
-    const PeerRegion& region = **mapping_.Resolve(entry.remote, entry.length, needed);
+Status ShmEndpoint::AdmitAll(const ResolvedBatch& batch) const {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const PeerRegion& region = batch.region(i);
     if (!BeginCopy(*region.revocation)) {
-      EndAll(entries.first(i), needed);
+      EndAll(batch, i);
       return OutOfRange(fmt::format(
           "shm: remote range [{:#x}, +{}) lies in region id {}, which the peer has deregistered",
-          entry.remote, entry.length, region.revocation->region_id));
+          batch.entry(i).remote, batch.entry(i).length, region.revocation->region_id));
     }
   }
   return Status::Ok();
 }
 
-void ShmEndpoint::EndAll(std::span<const TransferEntry> entries, Access needed) const {
-  for (const TransferEntry& entry : entries) {
-    EndCopy(*(*mapping_.Resolve(entry.remote, entry.length, needed))->revocation);
-  }
+void ShmEndpoint::EndAll(const ResolvedBatch& batch, size_t count) const {
+  for (size_t i = 0; i < count; ++i) EndCopy(*batch.region(i).revocation);
 }
 
 Status ShmEndpoint::Revoke(const LocalRegionView& region, Deadline deadline) {

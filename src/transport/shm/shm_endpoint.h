@@ -97,6 +97,7 @@ class ShmEndpoint final : public Endpoint {
 
  private:
   class PostScope;
+  class ResolvedBatch;
 
   // How one entry's bytes move.
   enum class Path { kMemcpy, kProcessVm, kDevice };
@@ -117,9 +118,9 @@ class ShmEndpoint final : public Endpoint {
 
   // Admits every entry's copy (BeginCopy) or none: on a revoked region,
   // ends those already admitted and says which region refused.
-  Status AdmitAll(std::span<const TransferEntry> entries, Access needed) const;
-  // Ends the admissions AdmitAll made for `entries`.
-  void EndAll(std::span<const TransferEntry> entries, Access needed) const;
+  Status AdmitAll(const ResolvedBatch& batch) const;
+  // Ends the admissions of the batch's first `count` entries.
+  void EndAll(const ResolvedBatch& batch, size_t count) const;
 
   PeerMapping mapping_;
   // Ours, mapped by the peer: where Revoke withdraws our regions. Kept
