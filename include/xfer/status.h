@@ -37,20 +37,38 @@ enum class StatusCode : uint8_t {
 XFER_API std::string_view StatusCodeName(StatusCode code);
 
 // A status code plus a human-readable message naming what went wrong.
-// Copyable value type. The OK status carries no message and costs no
-// allocation.
+// Copyable value type, two words wide. A status without a message (OK, in
+// progress) allocates nothing and costs two stores to make and one test to
+// destroy, so that the hot path may return one per call.
 class [[nodiscard]] XFER_API Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+      : code_(code), message_(message.empty() ? nullptr : NewMessage(std::move(message))) {}
+  Status(const Status& other)
+      : code_(other.code_),
+        message_(other.message_ == nullptr ? nullptr : NewMessage(*other.message_)) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) *this = Status(other);
+    return *this;
+  }
+  Status(Status&& other) noexcept
+      : code_(other.code_), message_(std::exchange(other.message_, nullptr)) {}
+  Status& operator=(Status&& other) noexcept {
+    std::swap(code_, other.code_);
+    std::swap(message_, other.message_);
+    return *this;
+  }
+  ~Status() {
+    if (message_ != nullptr) DeleteMessage(message_);
+  }
 
   static Status Ok() { return Status(); }
   static Status InProgress() { return Status(StatusCode::kInProgress, {}); }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return message_ != nullptr ? *message_ : EmptyMessage(); }
 
   // "<code name>: <message>", or "ok".
   std::string ToString() const;
@@ -59,8 +77,14 @@ class [[nodiscard]] XFER_API Status {
   Status WithContext(std::string_view context) const;
 
  private:
+  // Out of line, so that the OK path inlines to a test and the allocation
+  // lives in one place.
+  static const std::string* NewMessage(std::string message);
+  static void DeleteMessage(const std::string* message);
+  static const std::string& EmptyMessage();
+
   StatusCode code_ = StatusCode::kOk;
-  std::string message_;
+  const std::string* message_ = nullptr;  // owned; null: no message
 };
 
 inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }

@@ -22,12 +22,23 @@ std::string_view StatusCodeName(StatusCode code) {
   return "unknown status";
 }
 
+const std::string* Status::NewMessage(std::string message) {
+  return new std::string(std::move(message));
+}
+
+void Status::DeleteMessage(const std::string* message) { delete message; }
+
+const std::string& Status::EmptyMessage() {
+  static const std::string empty;
+  return empty;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "ok";
   std::string out(StatusCodeName(code_));
-  if (!message_.empty()) {
+  if (message_) {
     out += ": ";
-    out += message_;
+    out += *message_;
   }
   return out;
 }
@@ -35,9 +46,9 @@ std::string Status::ToString() const {
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
   std::string message(context);
-  if (!message_.empty()) {
+  if (message_) {
     message += ": ";
-    message += message_;
+    message += *message_;
   }
   return Status(code_, std::move(message));
 }

@@ -32,12 +32,7 @@ EngineImpl::EngineImpl(const EngineOptions& options, TransportList transports,
 EngineImpl::~EngineImpl() {
   stopping_.store(true);
   if (accept_thread_.joinable()) accept_thread_.join();
-  std::map<PeerId, std::shared_ptr<PeerConnection>> peers;
-  {
-    std::unique_lock lock(peers_mu_);
-    peers.swap(peers_);
-  }
-  for (auto& [id, connection] : peers) connection->Close();
+  for (PeerId id : peers_.Ids()) peers_.Remove(id);
 }
 
 std::string EngineImpl::listen_address() const {
@@ -62,25 +57,16 @@ void EngineImpl::AcceptLoop() {
       last_accept_error_ = connection.status().ToString();
       continue;
     }
-    const PeerId id = AddPeer(std::move(connection.value()));
+    auto id = peers_.Add(std::move(connection.value()));
     setup.unlock();
     std::lock_guard lock(accepted_mu_);
-    accepted_.push_back(id);
+    if (!id.ok()) {
+      last_accept_error_ = id.status().ToString();
+      continue;
+    }
+    accepted_.push_back(*id);
     accepted_cv_.notify_all();
   }
-}
-
-PeerId EngineImpl::AddPeer(std::shared_ptr<PeerConnection> connection) {
-  std::unique_lock lock(peers_mu_);
-  PeerId id = next_peer_++;
-  peers_.emplace(id, std::move(connection));
-  return id;
-}
-
-std::shared_ptr<PeerConnection> EngineImpl::FindPeer(PeerId peer) const {
-  std::shared_lock lock(peers_mu_);
-  auto it = peers_.find(peer);
-  return it == peers_.end() ? nullptr : it->second;
 }
 
 Result<MemoryRegion> EngineImpl::AllocateMemory(size_t length, const MemoryOptions& options) {
@@ -95,11 +81,7 @@ Result<MemoryRegion> EngineImpl::RegisterMemory(void* address, size_t length,
 Status EngineImpl::DeregisterMemory(const MemoryRegion& region) {
   std::unique_lock setup(setup_mu_);
   return memory_.Deregister(region, [this](const transport::LocalRegionView& view) {
-    std::vector<std::shared_ptr<PeerConnection>> peers;
-    {
-      std::shared_lock lock(peers_mu_);
-      for (const auto& [id, connection] : peers_) peers.push_back(connection);
-    }
+    const auto peers = peers_.Connections();
     // One deadline for all: a stalled peer costs io_timeout once, not per peer.
     const Deadline deadline = Deadline::After(options_.io_timeout);
     Status first_failure;
@@ -120,7 +102,7 @@ Result<PeerId> EngineImpl::Connect(std::string_view address, const ConnectOption
   std::shared_lock setup(setup_mu_);
   auto connection = ConnectToPeer(Context(), *where, options);
   if (!connection.ok()) return connection.status();
-  return AddPeer(std::move(connection.value()));
+  return peers_.Add(std::move(connection.value()));
 }
 
 Result<PeerId> EngineImpl::WaitForPeer(std::chrono::milliseconds timeout) {
@@ -138,21 +120,13 @@ Result<PeerId> EngineImpl::WaitForPeer(std::chrono::milliseconds timeout) {
 }
 
 Result<PeerInfo> EngineImpl::GetPeerInfo(PeerId peer) const {
-  auto connection = FindPeer(peer);
+  auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   return connection->info();
 }
 
 Status EngineImpl::Disconnect(PeerId peer) {
-  std::shared_ptr<PeerConnection> connection;
-  {
-    std::unique_lock lock(peers_mu_);
-    auto it = peers_.find(peer);
-    if (it == peers_.end()) return NotFound(fmt::format("no peer {}", peer));
-    connection = std::move(it->second);
-    peers_.erase(it);
-  }
-  connection->Close();
+  if (!peers_.Remove(peer)) return NotFound(fmt::format("no peer {}", peer));
   return Status::Ok();
 }
 
@@ -190,7 +164,7 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   if (internal::RequestAccess::InFlight(request)) {
     return InvalidArgument("request is already in flight");
   }
-  auto connection = FindPeer(peer);
+  auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -219,7 +193,7 @@ Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
   auto kind = CheckLocal(data, length, "send buffer");
   if (!kind.ok()) return kind.status();
   XFER_RETURN_IF_ERROR(CheckTwoSided(*kind));
-  auto connection = FindPeer(peer);
+  auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   return connection->endpoint().PostSend(data, length, request,
                                          stream % connection->info().streams);
@@ -233,7 +207,7 @@ Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, Transfer
   auto kind = CheckLocal(buffer, capacity, "receive buffer");
   if (!kind.ok()) return kind.status();
   XFER_RETURN_IF_ERROR(CheckTwoSided(*kind));
-  auto connection = FindPeer(peer);
+  auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   return connection->endpoint().PostRecv(buffer, capacity, request);
 }

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -15,6 +14,7 @@
 
 #include "core/memory_registry.h"
 #include "core/peer_connection.h"
+#include "core/peer_table.h"
 #include "xfer/engine.h"
 
 namespace xfer::core {
@@ -44,8 +44,6 @@ class EngineImpl final : public Engine {
  private:
   void AcceptLoop();
   ConnectContext Context();
-  PeerId AddPeer(std::shared_ptr<PeerConnection> connection);
-  std::shared_ptr<PeerConnection> FindPeer(PeerId peer) const;
   Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
   Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
   static Status CheckTwoSided(MemoryKind kind);
@@ -65,9 +63,7 @@ class EngineImpl final : public Engine {
   std::shared_mutex setup_mu_;
   std::unique_ptr<Listener> listener_;  // null when not listening
 
-  mutable std::shared_mutex peers_mu_;
-  std::map<PeerId, std::shared_ptr<PeerConnection>> peers_;  // GUARDED_BY(peers_mu_)
-  PeerId next_peer_ = 1;                                     // GUARDED_BY(peers_mu_)
+  PeerTable peers_;
 
   std::mutex accepted_mu_;
   std::condition_variable accepted_cv_;

@@ -87,7 +87,9 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
   entry.view.fd = fd->release();
   entry.view.kind = options.kind;
   entry.owned = true;
-  return Insert(entry);
+  auto region = Insert(entry);
+  if (!region.ok()) Release(entry);
+  return region;
 }
 
 Result<MemoryRegion> MemoryRegistry::AllocateDevice(size_t length, const MemoryOptions& options) {
@@ -103,7 +105,9 @@ Result<MemoryRegion> MemoryRegistry::AllocateDevice(size_t length, const MemoryO
   entry.view.kind = MemoryKind::kCuda;
   entry.view.device = options.device;
   entry.owned = true;
-  return Insert(entry);
+  auto region = Insert(entry);
+  if (!region.ok()) Release(entry);
+  return region;
 }
 
 Result<MemoryRegion> MemoryRegistry::Register(void* address, size_t length, Access access) {
@@ -111,12 +115,6 @@ Result<MemoryRegion> MemoryRegistry::Register(void* address, size_t length, Acce
   if (length == 0) return InvalidArgument("cannot register a zero-length region");
   if (AddressOf(address) > UINT64_MAX - length) {
     return InvalidArgument("region wraps the address space");
-  }
-  {
-    std::shared_lock lock(mu_);
-    if (OverlapsLocked(AddressOf(address), length)) {
-      return InvalidArgument(fmt::format("[{}, +{}) overlaps a registered region", address, length));
-    }
   }
   auto what = devices_.Classify(address, length);
   if (!what.ok()) return what.status().WithContext(fmt::format("registering [{}, +{})", address, length));
@@ -131,12 +129,28 @@ Result<MemoryRegion> MemoryRegistry::Register(void* address, size_t length, Acce
   return Insert(entry);
 }
 
-MemoryRegion MemoryRegistry::Insert(Entry entry) {
-  std::unique_lock lock(mu_);
+Result<MemoryRegion> MemoryRegistry::Insert(Entry entry) {
+  std::lock_guard lock(mu_);
+  // Checked here, under the lock that inserts, so that two racing
+  // registrations of overlapping ranges cannot both pass.
+  if (OverlapsLocked(AddressOf(entry.view.address), entry.view.length)) {
+    return InvalidArgument(fmt::format("[{}, +{}) overlaps a registered region",
+                                       entry.view.address, entry.view.length));
+  }
   entry.view.id = next_id_++;
   by_address_.emplace(AddressOf(entry.view.address), entry);
+  PublishLocked();
   return MemoryRegion{entry.view.id,     entry.view.address, entry.view.length,
                       entry.view.access, entry.view.kind,    entry.view.device};
+}
+
+void MemoryRegistry::PublishLocked() {
+  published_.clear();
+  for (const auto& [address, entry] : by_address_) {
+    const auto& view = entry.view;
+    published_.push_back({view.id, address, view.length, view.access, view.kind, view.device});
+  }
+  index_.Publish(published_);
 }
 
 bool MemoryRegistry::OverlapsLocked(uint64_t address, uint64_t length) const {
@@ -152,13 +166,14 @@ Status MemoryRegistry::Deregister(
     const std::function<Status(const transport::LocalRegionView&)>& withdraw) {
   Entry removed;
   {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     auto it = by_address_.find(AddressOf(region.address));
     if (it == by_address_.end() || it->second.view.id != region.id) {
       return NotFound(fmt::format("no registered region {} at {}", region.id, region.address));
     }
     removed = it->second;
     by_address_.erase(it);
+    PublishLocked();
   }
   Status withdrawn = withdraw(removed.view);
   Release(removed);
@@ -168,25 +183,23 @@ Status MemoryRegistry::Deregister(
 Result<MemoryKind> MemoryRegistry::Locate(uint64_t address, uint64_t length,
                                           Access needed) const {
   if (length == 0) return InvalidArgument("zero-length range");
-  std::shared_lock lock(mu_);
-  auto it = by_address_.upper_bound(address);
-  if (it == by_address_.begin()) {
+  const auto region = index_.Find(address);
+  if (!region) {
     return OutOfRange(fmt::format("[{:#x}, +{}) is not in registered memory", address, length));
   }
-  const auto& view = std::prev(it)->second.view;
-  if (!transport::RangeInside(address, length, AddressOf(view.address), view.length)) {
+  if (!transport::RangeInside(address, length, region->address, region->length)) {
     return OutOfRange(fmt::format("[{:#x}, +{}) is not inside one registered region", address,
                                   length));
   }
-  if (!HasAccess(view.access, needed)) {
-    return PermissionDenied(fmt::format("region {} does not grant remote {}", view.id,
+  if (!HasAccess(region->access, needed)) {
+    return PermissionDenied(fmt::format("region {} does not grant remote {}", region->id,
                                         needed == Access::kRemoteRead ? "read" : "write"));
   }
-  return view.kind;
+  return region->kind;
 }
 
 std::vector<transport::LocalRegionView> MemoryRegistry::Snapshot() const {
-  std::shared_lock lock(mu_);
+  std::lock_guard lock(mu_);
   std::vector<transport::LocalRegionView> views;
   views.reserve(by_address_.size());
   for (const auto& [address, entry] : by_address_) views.push_back(entry.view);

@@ -7,9 +7,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <shared_mutex>
+#include <mutex>
 #include <vector>
 
+#include "core/region_index.h"
 #include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
 #include "xfer/memory.h"
@@ -17,7 +18,8 @@
 
 namespace xfer::core {
 
-// Thread-safe. Regions the registry allocated are unmapped (or, on a GPU,
+// Thread-safe. Locate, the hot path's check, takes no lock: it reads the
+// RegionIndex that every change republishes. Regions the registry allocated are unmapped (or, on a GPU,
 // freed) when deregistered or when the registry is destroyed. `devices`
 // outlives the registry.
 class MemoryRegistry final : public transport::LocalMemory {
@@ -56,12 +58,17 @@ class MemoryRegistry final : public transport::LocalMemory {
   void Release(const Entry& entry) const;
   Result<MemoryRegion> AllocateDevice(size_t length, const MemoryOptions& options);
   bool OverlapsLocked(uint64_t address, uint64_t length) const;
-  MemoryRegion Insert(Entry entry);
+  // Adds `entry` unless it overlaps a registered region (kInvalidArgument;
+  // the caller still owns what it allocated).
+  Result<MemoryRegion> Insert(Entry entry);
+  void PublishLocked();
 
   cuda::DeviceRuntime& devices_;
-  mutable std::shared_mutex mu_;
+  mutable std::mutex mu_;
   std::map<uint64_t, Entry> by_address_;  // GUARDED_BY(mu_); key: start address
   uint64_t next_id_ = 1;                  // GUARDED_BY(mu_)
+  std::vector<IndexedRegion> published_;  // GUARDED_BY(mu_); scratch for PublishLocked
+  RegionIndex index_;                     // written under mu_, read by Locate
 };
 
 // The table a peer receives in the handshake for these regions.

@@ -19,7 +19,7 @@ step() { echo "--- $*"; }
 step "cmake --install $build --prefix <fresh prefix>"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for file in bin/xfer include/xfer/engine.h include/xfer/export.h \
-            lib/libxfer.so lib/libxfer.so.0 lib/libxfer.a \
+            lib/libxfer.so lib/libxfer.so.0.2 lib/libxfer.a \
             lib/cmake/xfer/xferConfig.cmake lib/cmake/xfer/xferConfigVersion.cmake \
             lib/cmake/xfer/xferSharedTargets.cmake lib/cmake/xfer/xferStaticTargets.cmake \
             lib/pkgconfig/xfer.pc; do
@@ -29,7 +29,7 @@ done
 extra=$(cd "$prefix/include/xfer" && ls | grep -v -x -f <(cd "$source_dir/include/xfer" && ls) || true)
 [[ -z $extra ]] || fail "headers installed beyond include/xfer/: $extra"
 soname=$(objdump -p "$prefix/lib/libxfer.so" | awk '/SONAME/ {print $2}')
-[[ $soname == libxfer.so.0 ]] || fail "SONAME is '$soname', expected libxfer.so.0"
+[[ $soname == libxfer.so.0.2 ]] || fail "SONAME is '$soname', expected libxfer.so.0.2"
 transports=$("$prefix/bin/xfer" -V | sed -n 's/^transports: //p')
 [[ $transports == "shm, tcp"* ]] || fail "the installed xfer -V names the transports '$transports'"
 # A build without verbs needs no rdma-core at run time either.
@@ -56,8 +56,8 @@ step "find_package(xfer): libxfer.so"
 cmake -S "$source_dir/examples" -B "$work/shared" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release >"$work/shared.log" || { cat "$work/shared.log"; fail "configure"; }
 cmake --build "$work/shared" -j 2 >>"$work/shared.log" || { cat "$work/shared.log"; fail "build"; }
-ldd "$work/shared/copy_between_processes" | grep -q "libxfer.so.0 => $prefix/lib/libxfer.so.0" ||
-  fail "the shared example does not load $prefix/lib/libxfer.so.0"
+ldd "$work/shared/copy_between_processes" | grep -q "libxfer.so.0.2 => $prefix/lib/libxfer.so.0.2" ||
+  fail "the shared example does not load $prefix/lib/libxfer.so.0.2"
 run_examples "$work/shared"
 
 step "find_package(xfer COMPONENTS static): libxfer.a"
