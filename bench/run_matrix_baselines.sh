@@ -19,26 +19,8 @@ scripts/build.sh release >/dev/null
 xfer=build/release/src/cli/xfer
 rounds=${ROUNDS:-5}
 
-# The median GB/s of one matrix cell, from its CSV row.
-matrix_gbps() {  # transport direction block [matrix flags...]
-  local csv
-  csv=$(mktemp)
-  "$xfer" matrix --loopback --quiet --transports "$1" --directions "$2" --block_sizes "$3" \
-    --csv "$csv" "${@:4}" >/dev/null
-  python3 - "$csv" <<'PY'
-import csv, sys
-row = next(csv.DictReader(open(sys.argv[1])))
-assert row["status"] == "ok", row
-print(row["median_GB_per_s"])
-PY
-  rm -f "$csv"
-}
-
-# memcpy of 128 MiB in BLOCK-byte pieces -> GB/s.
-memcpy_gbps() {
-  memcpy_bytes_per_s build/release "BM_MemcpyBlocks/$1/134217728\$" |
-    awk '{ printf "%.3f\n", $1 / 1e9 }'
-}
+matrix() { matrix_gbps "$xfer" "$@"; }
+memcpy_gbps() { memcpy_blocks_gbps build/release "$1"; }
 
 iperf_gbps() { iperf3_bytes_per_s | awk '{ printf "%.3f\n", $1 / 1e9 }'; }
 
@@ -53,11 +35,11 @@ for ((r = 0; r < rounds; r++)); do
   for block in 16K 2M; do
     bytes=$([[ $block == 16K ]] && echo 16384 || echo 2097152)
     add "memcpy $block" "$(memcpy_gbps "$bytes")"
-    add "H2rH $block" "$(matrix_gbps shm H2rH "$block")"
-    add "rH2H $block" "$(matrix_gbps shm rH2H "$block")"
+    add "H2rH $block" "$(matrix shm H2rH "$block")"
+    add "rH2H $block" "$(matrix shm rH2H "$block")"
   done
-  add "tcp" "$(matrix_gbps tcp H2rH 2M)"
-  add "tcp 8M" "$(matrix_gbps tcp H2rH 2M --transfer_size 8M)"
+  add "tcp" "$(matrix tcp H2rH 2M)"
+  add "tcp 8M" "$(matrix tcp H2rH 2M --transfer_size 8M)"
   add "iperf3" "$(iperf_gbps)"
 done
 m() { printf '%s' "${samples[$1]}" | median; }

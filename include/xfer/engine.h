@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,20 +37,25 @@ namespace xfer {
 
 using PeerId = uint64_t;
 
-// Which RDMA device, port and GID the "verbs" transport uses. Other
-// transports ignore it.
-struct VerbsOptions {
-  // The device as `ibv_devices` names it ("mlx5_0", "rxe0"); empty means
-  // the first device libibverbs lists.
-  std::string device;
-  // The device's port, from 1; it must be ACTIVE.
-  uint8_t port = 1;
-  // The GID table index (perftest's -x). Unset chooses automatically: on
-  // RoCE the best GID of the port (IPv4-mapped before IPv6, not link-local,
-  // RoCE v2 before v1, preferring the address the control connection
-  // uses); on InfiniBand no GRH at all.
-  std::optional<int> gid_index;
-};
+// One transport's settings as key/value strings, in the manner of NIXL's
+// backend parameters: each transport names, documents and validates its
+// own keys, so this header knows none of them. The keys of the built-in
+// transports:
+//   verbs  device     the RDMA device as ibv_devices names it ("mlx5_0",
+//                     "rxe0"); default: the first device listed
+//          port       the device's port, 1..255, which must be ACTIVE;
+//                     default 1
+//          gid_index  the GID table index (perftest's -x), from 0; default:
+//                     chosen (on RoCE the best GID of the port: IPv4-mapped
+//                     before IPv6, not link-local, RoCE v2 before v1,
+//                     preferring the control connection's address; on
+//                     InfiniBand no GRH)
+//          mtu        the path MTU in bytes, 256|512|1024|2048|4096;
+//                     default: the smaller of both ports' active MTU
+//          send_depth WRs posted and not completed per queue pair,
+//                     1..32768 (capped by the device); default 256
+//   shm, tcp          take no options
+using TransportOptions = std::map<std::string, std::string, std::less<>>;
 
 struct EngineOptions {
   // Shown in logs and sent to peers in the handshake.
@@ -66,8 +72,12 @@ struct EngineOptions {
   // transfer, a peer acknowledgement). A peer silent for longer is declared
   // dead and its requests fail with kConnectionLost or kTimeout.
   std::chrono::milliseconds io_timeout{10000};
-  // The RDMA device of the "verbs" transport.
-  VerbsOptions verbs;
+  // Settings per transport, by transport name (see TransportOptions).
+  // Engine::Create fails with kInvalidArgument, naming the problem, on
+  // settings for a transport this build lacks, a key the transport does not
+  // take, or a value it cannot use. Settings of a built-in transport that
+  // `transports` leaves out are still checked, then unused.
+  std::map<std::string, TransportOptions, std::less<>> transport_options;
 };
 
 struct ConnectOptions {
@@ -92,6 +102,12 @@ struct PeerInfo {
   bool device_memory = false;
   // How it does ("CUDA IPC" over shm); empty without device_memory.
   std::string device_path;
+  // The most entries one Submit takes on this connection; split longer
+  // batches over several requests.
+  uint32_t max_entries_per_post = 1;
+  // A Submit or PostSend of at most this many bytes in all has read its
+  // source buffers when it returns; they may be reused at once.
+  uint64_t max_inline_bytes = 0;
   std::vector<RemoteRegion> regions;  // as the peer described them
   NicPort nic;  // data_mover kNic: the local port carrying this connection
 };

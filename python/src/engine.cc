@@ -246,8 +246,9 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   if (transports) options.transports = *transports;
   options.connect_timeout = SecondsToMilliseconds(connect_timeout, "connect_timeout");
   options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
-  options.verbs.device = verbs_device;
-  options.verbs.port = static_cast<uint8_t>(verbs_port);
+  TransportOptions& verbs = options.transport_options["verbs"];
+  if (!verbs_device.empty()) verbs["device"] = verbs_device;
+  verbs["port"] = std::to_string(verbs_port);
   return options;
 }
 

@@ -50,6 +50,10 @@ void BindPeerInfo(py::module_& module) {
                     "Whether the transport moves CUDA device memory (bool).")
       .def_readonly("device_path", &PeerInfo::device_path,
                     "How it does ('CUDA IPC' over shm); '' without device_memory.")
+      .def_readonly("max_entries_per_post", &PeerInfo::max_entries_per_post,
+                    "The most entries one transfer batch takes (int); split longer ones.")
+      .def_readonly("max_inline_bytes", &PeerInfo::max_inline_bytes,
+                    "A post of at most this many bytes has read its source when it returns (int).")
       .def_readonly("regions", &PeerInfo::regions,
                     "The peer's regions registered before the connection (list[RemoteRegion]).")
       .def_readonly("nic", &PeerInfo::nic, "The local NIC port, for verbs (NicPort).")

@@ -16,6 +16,23 @@ Result<core::TransportList> EnabledTransports(const EngineOptions& options) {
   transport::TransportRegistry registry;
   transport::RegisterBuiltinTransports(registry);
   core::TransportList list;
+  static const TransportOptions kNoOptions;
+  auto settings_of = [&](std::string_view name) -> const TransportOptions& {
+    auto it = options.transport_options.find(name);
+    return it == options.transport_options.end() ? kNoOptions : it->second;
+  };
+  for (const auto& [name, settings] : options.transport_options) {
+    const auto* entry = registry.Find(name);
+    if (entry == nullptr) {
+      return InvalidArgument(fmt::format("options for unknown transport '{}' (this build has: {})",
+                                         name, fmt::join(registry.Names(), ", ")));
+    }
+    // Checked even when not enabled: a mistyped key is an error either way.
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) {
+      auto checked = entry->create(settings);
+      if (!checked.ok()) return checked.status();
+    }
+  }
   const std::vector<std::string> names = wanted.empty() ? registry.Names() : wanted;
   for (const auto& name : names) {
     const auto* entry = registry.Find(name);
@@ -23,7 +40,9 @@ Result<core::TransportList> EnabledTransports(const EngineOptions& options) {
       return InvalidArgument(fmt::format("unknown transport '{}' (this build has: {})", name,
                                          fmt::join(registry.Names(), ", ")));
     }
-    list.push_back(entry->create(options));
+    auto transport = entry->create(settings_of(name));
+    if (!transport.ok()) return transport.status();
+    list.push_back(std::move(transport.value()));
   }
   if (list.empty()) return InvalidArgument("no transport enabled");
   std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {

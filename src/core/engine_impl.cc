@@ -139,23 +139,44 @@ Result<MemoryKind> EngineImpl::CheckLocal(const void* address, size_t length,
 
 // Every transport's messages are copied by the CPU, which cannot touch
 // device memory.
-Status EngineImpl::CheckTwoSided(MemoryKind kind) {
+Status EngineImpl::CheckMessageMemory(MemoryKind kind) {
   if (kind != MemoryKind::kCuda) return Status::Ok();
   return NotSupported(
       "send/recv of CUDA device memory is not supported on any transport; WRITE and READ move it");
 }
 
-// Device memory only travels on a transport that says it carries it.
+// Memory only travels on a transport that says it carries its kind.
 Status EngineImpl::CheckCarried(const PeerConnection& connection, MemoryKind local,
                                 MemoryKind remote) const {
-  if (connection.capabilities().device_memory ||
-      (local != MemoryKind::kCuda && remote != MemoryKind::kCuda)) {
-    return Status::Ok();
-  }
+  const transport::Capabilities& caps = connection.capabilities();
+  if (caps.Carries(local) && caps.Carries(remote)) return Status::Ok();
+  const MemoryKind missing = caps.Carries(local) ? remote : local;
   return NotSupported(fmt::format(
-      "the {} transport does not carry CUDA device memory in this build ({} memory on this "
-      "side, {} memory on the peer's)",
-      connection.info().transport, MemoryKindName(local), MemoryKindName(remote)));
+      "the {} transport does not carry {} memory in this build ({} memory on this side, {} "
+      "memory on the peer's)",
+      connection.info().transport, missing == MemoryKind::kCuda ? "CUDA device" : MemoryKindName(missing),
+      MemoryKindName(local), MemoryKindName(remote)));
+}
+
+Status EngineImpl::CheckOneSided(const PeerConnection& connection, size_t entries) {
+  const transport::Capabilities& caps = connection.capabilities();
+  if (!caps.one_sided) {
+    return NotSupported(
+        fmt::format("the {} transport has no one-sided READ/WRITE", connection.info().transport));
+  }
+  if (entries > caps.max_entries_per_post) {
+    return InvalidArgument(fmt::format(
+        "a batch of {} entries is longer than the {} transport takes at once ({}); split it over "
+        "several requests",
+        entries, connection.info().transport, caps.max_entries_per_post));
+  }
+  return Status::Ok();
+}
+
+Status EngineImpl::CheckTwoSided(const PeerConnection& connection) {
+  if (connection.capabilities().two_sided) return Status::Ok();
+  return NotSupported(
+      fmt::format("the {} transport has no send/recv", connection.info().transport));
 }
 
 Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
@@ -166,6 +187,7 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   }
   auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckOneSided(*connection, entries.size()));
   const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
@@ -192,9 +214,10 @@ Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
   }
   auto kind = CheckLocal(data, length, "send buffer");
   if (!kind.ok()) return kind.status();
-  XFER_RETURN_IF_ERROR(CheckTwoSided(*kind));
+  XFER_RETURN_IF_ERROR(CheckMessageMemory(*kind));
   auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
   return connection->endpoint().PostSend(data, length, request,
                                          stream % connection->info().streams);
 }
@@ -206,9 +229,10 @@ Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, Transfer
   }
   auto kind = CheckLocal(buffer, capacity, "receive buffer");
   if (!kind.ok()) return kind.status();
-  XFER_RETURN_IF_ERROR(CheckTwoSided(*kind));
+  XFER_RETURN_IF_ERROR(CheckMessageMemory(*kind));
   auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
   return connection->endpoint().PostRecv(buffer, capacity, request);
 }
 

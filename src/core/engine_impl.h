@@ -46,7 +46,12 @@ class EngineImpl final : public Engine {
   ConnectContext Context();
   Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
   Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
-  static Status CheckTwoSided(MemoryKind kind);
+  // kNotSupported / kInvalidArgument when the connection's transport lacks
+  // what the call needs (Capabilities).
+  static Status CheckOneSided(const PeerConnection& connection, size_t entries);
+  static Status CheckTwoSided(const PeerConnection& connection);
+  // kNotSupported for memory no transport sends or receives.
+  static Status CheckMessageMemory(MemoryKind kind);
 
   const EngineOptions options_;
   const PeerIdentity identity_;

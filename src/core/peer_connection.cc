@@ -61,7 +61,9 @@ PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transpor
                   const std::vector<RemoteRegion>& regions) {
   PeerInfo info;
   info.nic = endpoint.nic();
-  info.device_memory = transport.capabilities().device_memory;
+  info.device_memory = transport.capabilities().Carries(MemoryKind::kCuda);
+  info.max_entries_per_post = transport.capabilities().max_entries_per_post;
+  info.max_inline_bytes = transport.capabilities().max_inline_bytes;
   info.device_path = std::string(transport.capabilities().device_path);
   info.name = peer.name;
   info.transport = std::string(transport.name());

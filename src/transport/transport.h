@@ -23,27 +23,42 @@
 
 namespace xfer::transport {
 
-// What a transport can do, as data: the engine chooses by these, never by
-// name.
+constexpr uint32_t MemoryKindBit(MemoryKind kind) { return 1u << static_cast<uint32_t>(kind); }
+
+// What a transport can do, as data: the engine chooses and checks by these,
+// never by name.
 struct Capabilities {
-  bool one_sided = false;       // PostWrite / PostRead
-  bool two_sided = false;       // PostSend / PostRecv
+  // PostWrite / PostRead; without it the engine refuses Submit on the
+  // connection with kNotSupported.
+  bool one_sided = false;
+  // PostSend / PostRecv; likewise for Engine::PostSend / PostRecv.
+  bool two_sided = false;
   bool same_host_only = false;  // only between processes of one host
   // What moves one-sided transfers' bytes (xfer/engine.h): what a
   // benchmark compares this transport's bandwidth with.
   DataMover data_mover = DataMover::kKernel;
-  // Moves CUDA device memory (MemoryKind::kCuda) on either side. Without
-  // it the engine refuses such transfers before posting them, naming the
-  // transport; no transport may touch device memory as if it were host
-  // memory.
-  bool device_memory = false;
+  // The memory kinds moved one-sided, on either side (MemoryKindBit of
+  // each). The engine refuses a transfer touching another kind before
+  // posting it, naming the transport; no transport may touch device memory
+  // as if it were host memory.
+  uint32_t memory_kinds = MemoryKindBit(MemoryKind::kHost) | MemoryKindBit(MemoryKind::kHugepage);
   // How it moves device memory, for results to name ("CUDA IPC"); empty
-  // without device_memory.
+  // when it does not.
   std::string_view device_path;
+  // The most entries one PostWrite / PostRead takes. The engine refuses a
+  // longer batch with kInvalidArgument; callers with more split them over
+  // several requests (PeerInfo::max_entries_per_post).
+  uint32_t max_entries_per_post = 1;
+  // A post of at most this many bytes has read its source before the Post
+  // call returns, so the caller may reuse the buffer at once; a longer one
+  // reads it until the request completes.
+  uint64_t max_inline_bytes = 0;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
   // Preference among transports both peers allow; higher wins when the
   // caller forces none (shm beats tcp on one host).
   int preference = 0;
+
+  bool Carries(MemoryKind kind) const { return (memory_kinds & MemoryKindBit(kind)) != 0; }
 };
 
 // Everything a transport needs to set up one connection. The control socket
@@ -68,23 +83,95 @@ struct EndpointSetup {
   cuda::DeviceRuntime* devices = nullptr;
 };
 
-// One connection to one peer. Every Post* call is made only after the engine
-// checked local and remote ranges; the transport arms the request with
-// internal::RequestAccess::Start and finishes it from any thread.
+// The hot path's rules, for every transport's post and completion paths
+// (UCX's rule; ../shared/reference/style.md, section 2). In the common case
+// -- a batch of a few dozen entries, a queue with room, a live peer -- a
+// Post* call and the completion of its request:
+//   1. allocate nothing: scratch lives on the stack or in storage reused
+//      from earlier posts (FifoRing, std::pmr over a stack arena);
+//   2. take no mutex that another connection's posts or the engine's
+//      control path contend for (a per-stream lock, uncontended when each
+//      thread owns its stream, is the most a transport may take);
+//   3. make no atomic read-modify-write on a cache line another thread
+//      writes in the common case (a per-endpoint admission counter the
+//      posting thread alone touches is fine; a shared refcount is not);
+//   4. make no system call, except where the transport is a system call
+//      (tcp's send and recv) -- and then nothing else;
+//   5. never block: a full queue refuses the whole request with
+//      kResourceExhausted before arming it, and the caller retries;
+//   6. build error messages (fmt, strings) only on the error path.
+// Errors are cold; a transport may be slow to report one, never to post.
+
+// One connection to one peer.
 //
-// Thread-safety: Post* may be called concurrently. Close() may race with
-// them; after Close() every Post* fails with kConnectionLost.
+// Every Post* call is made only after the engine checked what it can: the
+// peer exists, `entries` is non-empty with no zero length, every local
+// range lies in one registered region and every remote range in one region
+// the peer announced with the access the op needs, the memory kinds are
+// ones the transport Carries, the batch is at most max_entries_per_post,
+// and `request` is not in flight. A transport re-checks only what it alone
+// can know (its own keys and mappings, a region the peer revoked since).
+//
+// Completion: on OK, the transport armed `request` with
+// internal::RequestAccess::Start (one part or several) and finishes every
+// part exactly once, from any thread, with the part's status -- also when
+// the connection fails or closes (kConnectionLost). On an error return the
+// request is untouched and no byte moved.
+//
+// Thread-safety: Post* may be called concurrently, on the same or on
+// different streams. Close() may race with them; after Close() every Post*
+// fails with kConnectionLost. `stream` is already < the connection's
+// stream count; requests on one stream complete in posting order, requests
+// on different streams in any order.
+//
+// A transport without a capability keeps the default, which returns
+// kNotSupported; the engine never calls it (Capabilities::one_sided,
+// two_sided).
 class Endpoint {
  public:
   virtual ~Endpoint() = default;
 
-  virtual Status PostWrite(std::span<const TransferEntry> entries,
-                           TransferRequest& request, uint32_t stream) = 0;
-  virtual Status PostRead(std::span<const TransferEntry> entries,
-                          TransferRequest& request, uint32_t stream) = 0;
+  // One-sided WRITE of every entry's [local, local+length) to [remote,
+  // remote+length) in the peer's memory, all-or-nothing at posting time.
+  // The request completes when every byte is in the peer's memory (for a
+  // transport whose completion comes from the peer, when the peer said
+  // so), or fails with the first part's error. Errors: kConnectionLost
+  // (closed), kOutOfRange (a remote range the peer has revoked since the
+  // engine's check), kResourceExhausted (queues full: retry), kInvalidArgument
+  // (a batch the transport can never take, e.g. more work requests than a
+  // queue holds), kNotSupported (memory this connection cannot reach, e.g.
+  // a peer device region without a mapping), kIoError (the device refused
+  // the post; the connection then fails).
+  virtual Status PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
+                           uint32_t stream) {
+    (void)entries, (void)request, (void)stream;
+    return NotSupported("this transport has no one-sided WRITE");
+  }
+  // One-sided READ: the mirror of PostWrite, filling every entry's local
+  // range from its remote range; complete when every byte is in local
+  // memory. Errors: as PostWrite's.
+  virtual Status PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
+                          uint32_t stream) {
+    (void)entries, (void)request, (void)stream;
+    return NotSupported("this transport has no one-sided READ");
+  }
+  // Two-sided: sends [data, data+length) as one message on `stream`; it
+  // fills the peer's oldest posted receive. Completes once the bytes left
+  // `data`. Errors: kConnectionLost, kInvalidArgument (longer than the
+  // transport's largest message), kResourceExhausted (retry), kIoError.
   virtual Status PostSend(const void* data, size_t length, TransferRequest& request,
-                          uint32_t stream) = 0;
-  virtual Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) = 0;
+                          uint32_t stream) {
+    (void)data, (void)length, (void)request, (void)stream;
+    return NotSupported("this transport has no send/recv");
+  }
+  // Two-sided: posts a buffer for the peer's next message; receives fill
+  // in posting order. Completes with request.bytes() = the message's
+  // length; a message longer than `capacity` fails this receive with
+  // kInvalidArgument and is dropped. Errors: kConnectionLost.
+  virtual Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
+    (void)buffer, (void)capacity, (void)request;
+    return NotSupported("this transport has no send/recv");
+  }
 
   // Withdraws a local region from the peer. The engine's DeregisterMemory
   // calls it on every connection after removing `region` from its table

@@ -16,9 +16,10 @@ namespace xfer::transport {
 struct TransportEntry {
   std::string name;         // "shm", "tcp"
   std::string description;  // one line for --help and errors
-  // Builds the transport for an engine created with these options (verbs
-  // reads EngineOptions::verbs; the others need nothing).
-  std::function<std::unique_ptr<Transport>(const EngineOptions&)> create;
+  // Builds the transport with its settings (EngineOptions::
+  // transport_options[name], empty when none were given), reading them
+  // through an OptionReader. Errors: kInvalidArgument naming the key.
+  std::function<Result<std::unique_ptr<Transport>>(const TransportOptions&)> create;
 };
 
 // Not thread-safe to mutate; the engine fills it once at creation.

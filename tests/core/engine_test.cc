@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,7 +32,7 @@ std::unique_ptr<Engine> MakeInitiator(const std::string& transport) {
   options.transports = {transport};
   options.connect_timeout = 3000ms;
   options.io_timeout = 2000ms;
-  options.verbs.device = testing::TestVerbsDevices().initiator;
+  options.transport_options["verbs"]["device"] = testing::TestVerbsDevices().initiator;
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return std::move(engine.value());
@@ -63,6 +64,29 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
   MemoryRegion local_;
   PeerId peer_ = 0;
 };
+
+TEST(EngineOptionsTest, TransportOptionsAreCheckedByTheirTransportAtCreate) {
+  auto create = [](std::map<std::string, TransportOptions, std::less<>> settings,
+                   std::vector<std::string> transports) {
+    EngineOptions options;
+    options.listen_address = "";
+    options.transports = std::move(transports);
+    options.transport_options = std::move(settings);
+    return Engine::Create(options).status();
+  };
+  EXPECT_TRUE(create({{"shm", {}}}, {}).ok());
+  const Status unknown = create({{"rdma", {{"device", "x"}}}}, {});
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.message().find("options for unknown transport 'rdma'"), std::string::npos)
+      << unknown.ToString();
+  // A typo is refused even for a transport this engine leaves out.
+  const Status typo = create({{"tcp", {{"nodelay", "1"}}}}, {"shm"});
+  EXPECT_EQ(typo.message(), "the tcp transport takes no options (got 'nodelay')");
+  if (testing::kBuiltWithVerbs) {
+    const Status port = create({{"verbs", {{"port", "256"}}}}, {});
+    EXPECT_EQ(port.message(), "verbs transport option 'port': '256' is not an integer in [1, 255]");
+  }
+}
 
 TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
   TargetProcess target(BuiltinTransports(), kRegion, Access::kRemoteReadWrite, 0);
@@ -237,8 +261,8 @@ std::unique_ptr<Engine> MakeVerbsTcpInitiator(std::optional<int> gid_index = std
   options.transports = {"tcp", "verbs"};
   options.connect_timeout = 5000ms;
   options.io_timeout = 2000ms;
-  options.verbs.device = testing::TestVerbsDevices().initiator;
-  options.verbs.gid_index = gid_index;
+  options.transport_options["verbs"]["device"] = testing::TestVerbsDevices().initiator;
+  if (gid_index) options.transport_options["verbs"]["gid_index"] = std::to_string(*gid_index);
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return std::move(engine.value());
@@ -282,7 +306,7 @@ TEST(EngineSelectionTest, AcceptorWithoutAUsableDeviceFallsBackToTcp) {
   if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
   // The acceptor's verbs names a device that does not exist: unusable there.
   TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0,
-                       VerbsOptions{"no-such-rdma-device", 1, std::nullopt});
+                       TransportOptions{{"device", "no-such-rdma-device"}});
   auto engine = MakeVerbsTcpInitiator();
   auto peer = engine->Connect(target.address(), {});
   ASSERT_TRUE(peer.ok()) << peer.status().ToString();
@@ -293,7 +317,7 @@ TEST(EngineSelectionTest, AcceptorWithoutAUsableDeviceFallsBackToTcp) {
 TEST(EngineSelectionTest, ForcedVerbsOnAnAcceptorWithoutItIsRefusedWithTheReason) {
   if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
   TargetProcess target({"tcp", "verbs"}, 4096, Access::kRemoteReadWrite, 0,
-                       VerbsOptions{"no-such-rdma-device", 1, std::nullopt});
+                       TransportOptions{{"device", "no-such-rdma-device"}});
   auto engine = MakeVerbsTcpInitiator();
   auto peer = engine->Connect(target.address(), {.transport = "verbs"});
   ASSERT_FALSE(peer.ok());

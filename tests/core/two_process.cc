@@ -37,11 +37,11 @@ bool ReadAll(int fd, void* data, size_t n) {
 }
 
 [[noreturn]] void ChildMain(int in, int out, std::vector<std::string> transports, size_t length,
-                            Access access, uint8_t fill, VerbsOptions verbs) {
+                            Access access, uint8_t fill, TransportOptions verbs) {
   EngineOptions options;
   options.name = "target";
   options.transports = std::move(transports);
-  options.verbs = std::move(verbs);
+  options.transport_options["verbs"] = std::move(verbs);
   options.io_timeout = std::chrono::milliseconds(3000);
   auto engine = Engine::Create(options);
   if (!engine.ok()) _exit(2);
@@ -82,10 +82,10 @@ uint64_t Fnv1a(const void* data, size_t length) {
 TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length, Access access,
                              uint8_t fill)
     : TargetProcess(std::move(transports), length, access, fill,
-                    VerbsOptions{TestVerbsDevices().target, 1, std::nullopt}) {}
+                    TransportOptions{{"device", TestVerbsDevices().target}}) {}
 
 TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length, Access access,
-                             uint8_t fill, VerbsOptions verbs) {
+                             uint8_t fill, TransportOptions verbs) {
   int down[2], up[2];
   if (pipe(down) != 0 || pipe(up) != 0) throw std::runtime_error("pipe");
   pid_ = fork();

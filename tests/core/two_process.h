@@ -38,7 +38,7 @@ class TargetProcess {
   // above uses the target device of XFER_TEST_VERBS_DEVICES
   // (support/verbs_test_env.h).
   TargetProcess(std::vector<std::string> transports, size_t length, Access access, uint8_t fill,
-                VerbsOptions verbs);
+                TransportOptions verbs);
   ~TargetProcess();
 
   const std::string& address() const { return address_; }

@@ -105,6 +105,9 @@ def test_peer_info_describes_the_connection_and_the_peer_regions(transport, move
         assert info.data_mover == mover
         assert info.streams == 2
         assert info.nic.device == "" and info.nic.port == 0
+        # shm and tcp copy or send every post before it returns, whole.
+        assert info.max_entries_per_post == 2**32 - 1
+        assert info.max_inline_bytes == 2**64 - 1
         (region,) = info.regions
         assert (region.id, region.address, region.length) == (exposed.id, exposed.address, 8192)
         assert region.access == xfer.Access.REMOTE_READ

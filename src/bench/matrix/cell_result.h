@@ -31,7 +31,9 @@ struct CellResult {
   std::string target_memory;
   uint64_t block_size = 0;        // bytes per entry
   uint64_t entries = 0;           // entries per sample: transfer_size / block_size
-  uint32_t requests = 0;          // requests in flight per sample (--batch)
+  // Requests in flight per sample: --batch, or more where the transport
+  // takes fewer entries per Submit (PeerInfo::max_entries_per_post).
+  uint32_t requests = 0;
 
   CellStatus status = CellStatus::kNotRun;
   std::string reason;             // unsupported / failed: why

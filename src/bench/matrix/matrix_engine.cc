@@ -1,5 +1,6 @@
 #include "bench/matrix/matrix_engine.h"
 
+#include <string>
 #include <utility>
 
 namespace xfer::matrix {
@@ -11,9 +12,10 @@ Result<std::unique_ptr<Engine>> CreateMatrixEngine(const MatrixConfig& config, s
   options.listen_address = std::move(listen_address);
   options.connect_timeout = config.timeout;
   options.io_timeout = config.timeout;
-  options.verbs.device = config.verbs.device;
-  options.verbs.port = config.verbs.port;
-  options.verbs.gid_index = config.verbs.gid_index;
+  TransportOptions& verbs = options.transport_options["verbs"];
+  if (!config.verbs.device.empty()) verbs["device"] = config.verbs.device;
+  verbs["port"] = std::to_string(config.verbs.port);
+  if (config.verbs.gid_index) verbs["gid_index"] = std::to_string(*config.verbs.gid_index);
   return Engine::Create(options);
 }
 

@@ -294,6 +294,11 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
   layout.remote = FindTargetBuffer(cell.target_memory)->address;
   layout.block_size = cell.block_size;
   layout.entries = cell.entries;
+  // Split further where the transport takes fewer entries per Submit; the
+  // cell records the requests that really ran.
+  const uint64_t per_post = std::max<uint32_t>(column.info.max_entries_per_post, 1);
+  cell.requests = static_cast<uint32_t>(
+      std::max<uint64_t>(cell.requests, (cell.entries + per_post - 1) / per_post));
   layout.requests = cell.requests;
   layout.streams = column.info.streams;
   BatchSampler sampler(*engine_, *column.peer, layout, config_.timeout);

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "transport/option_reader.h"
 #include "transport/shm/device_table.h"
 #include "transport/shm/message_channel.h"
 #include "transport/shm/peer_mapping.h"
@@ -79,8 +80,14 @@ Capabilities ShmTransport::capabilities() const {
   caps.same_host_only = true;
   // Where the build has CUDA: the peer's device memory through its IPC
   // handles, copies on a CUDA stream of the endpoint's own.
-  caps.device_memory = cuda::DeviceRuntime::Built();
-  caps.device_path = caps.device_memory ? "CUDA IPC" : "";
+  if (cuda::DeviceRuntime::Built()) {
+    caps.memory_kinds |= MemoryKindBit(MemoryKind::kCuda);
+    caps.device_path = "CUDA IPC";
+  }
+  // Every post copies before it returns: batches are bounded only by the
+  // request's part count, buffers are free at once.
+  caps.max_entries_per_post = std::numeric_limits<uint32_t>::max();
+  caps.max_inline_bytes = std::numeric_limits<uint64_t>::max();
   caps.max_streams = 64;
   caps.preference = 100;
   return caps;
@@ -101,7 +108,8 @@ Result<std::unique_ptr<Endpoint>> ShmTransport::CreateEndpoint(EndpointSetup& se
 void RegisterShmTransport(TransportRegistry& registry) {
   registry.Add(TransportEntry{
       "shm", "same-host shared memory: one-sided copies straight into the peer's memory",
-      [](const EngineOptions&) {
+      [](const TransportOptions& options) -> Result<std::unique_ptr<Transport>> {
+        XFER_RETURN_IF_ERROR(OptionReader("shm", options).Finish());
         return std::unique_ptr<Transport>(std::make_unique<shm::ShmTransport>());
       }});
 }

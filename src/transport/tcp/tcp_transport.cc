@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "transport/option_reader.h"
 #include "transport/tcp/device_staging.h"
 #include "transport/tcp/tcp_endpoint.h"
 
@@ -27,8 +28,14 @@ Capabilities TcpTransport::capabilities() const {
   caps.preference = kPreference;
   // Where the build has CUDA: device memory staged through pinned host
   // memory on both sides (device_staging.h).
-  caps.device_memory = cuda::DeviceRuntime::Built();
-  caps.device_path = caps.device_memory ? StagedPathName() : "";
+  if (cuda::DeviceRuntime::Built()) {
+    caps.memory_kinds |= MemoryKindBit(MemoryKind::kCuda);
+    caps.device_path = StagedPathName();
+  }
+  // One frame per piece of an entry, counted in 32 bits (CountFrames);
+  // each post sends its frames, payload included, before it returns.
+  caps.max_entries_per_post = std::numeric_limits<uint32_t>::max();
+  caps.max_inline_bytes = std::numeric_limits<uint64_t>::max();
   return caps;
 }
 
@@ -47,7 +54,10 @@ namespace xfer::transport {
 
 void RegisterTcpTransport(TransportRegistry& registry) {
   registry.Add({"tcp", "TCP sockets between any two hosts; one socket pair per stream",
-                [](const EngineOptions&) { return std::make_unique<tcp::TcpTransport>(); }});
+                [](const TransportOptions& options) -> Result<std::unique_ptr<Transport>> {
+                  XFER_RETURN_IF_ERROR(OptionReader("tcp", options).Finish());
+                  return std::unique_ptr<Transport>(std::make_unique<tcp::TcpTransport>());
+                }});
 }
 
 }  // namespace xfer::transport

@@ -128,6 +128,7 @@ Result<std::unique_ptr<EndpointResources>> CreateEndpointResources(
   const uint32_t max_wr = static_cast<uint32_t>(std::max(info.max_qp_wr, 1));
   const uint32_t slots = std::min(options.recv_slots, max_wr);
   r->send_depth = std::min(options.send_depth, max_wr);
+  r->send_backlog = std::max<uint32_t>(options.send_backlog, 1);
   const uint64_t max_cqe = static_cast<uint64_t>(std::max(info.max_cqe, 1));
   const uint64_t per_qp_cap = max_cqe / setup.streams;
   if (per_qp_cap < uint64_t{slots} + 2) {

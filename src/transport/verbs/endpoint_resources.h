@@ -42,6 +42,7 @@ struct EndpointResources {
   std::vector<::xfer::verbs::QpEndpoint> local_qps;  // lid, qpn, psn, out_reads, gid
   WireLinkLayer link_layer = WireLinkLayer::kUnspecified;
   uint32_t send_depth = 1;     // per QP, within the device's limits
+  uint32_t send_backlog = 1;   // per QP: options.send_backlog
   uint64_t max_wr_bytes = 0;      // options.max_wr_bytes capped by max_msg_sz
   uint64_t min_stripe_bytes = 0;  // options.min_stripe_bytes, <= max_wr_bytes
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstring>
 
 #include "common/clock.h"
@@ -30,12 +31,44 @@ ibv_wr_opcode ToIbv(WrOp op) {
 
 }  // namespace
 
-SendQueue::SendQueue(ibv_qp* qp, uint32_t index, uint32_t depth, const ConnectionState& state)
+// The backlog's storage starts small: most connections never queue beyond
+// their send depth.
+constexpr size_t kInitialBacklog = 256;
+
+SendQueue::SendQueue(ibv_qp* qp, uint32_t index, uint32_t depth, uint32_t backlog,
+                     const ConnectionState& state)
     : qp_(qp),
       index_(index),
       depth_(depth),
       signal_every_(std::clamp<uint32_t>(depth / 2, 1, 16)),
-      state_(state) {}
+      state_(state),
+      backlog_(std::min<size_t>(kInitialBacklog, backlog), backlog),
+      posted_(depth, depth) {}
+
+Status SendQueue::Reserve(uint32_t count) {
+  const uint64_t capacity = uint64_t{depth_} + backlog_.limit();
+  if (count > capacity) {
+    return InvalidArgument(fmt::format(
+        "verbs: the request needs {} work requests on stream {}, more than its queue holds ({} "
+        "posted + {} waiting); split the batch",
+        count, index_, depth_, backlog_.limit()));
+  }
+  std::lock_guard lock(mu_);
+  const uint64_t queued = posted_.size() + backlog_.size() + reserved_;
+  if (queued + count > capacity) {
+    return ResourceExhausted(fmt::format(
+        "verbs: stream {} has {} work requests queued, no room for {} more; retry once some "
+        "complete",
+        index_, queued, count));
+  }
+  reserved_ += count;
+  return Status::Ok();
+}
+
+void SendQueue::Release(uint32_t count) {
+  std::lock_guard lock(mu_);
+  reserved_ -= std::min<uint64_t>(count, reserved_);
+}
 
 void SendQueue::FinishLocked(const Posted& wr, const Status& status) {
   RequestAccess::FinishPart(*wr.request, status, status.ok() ? wr.length : 0);
@@ -43,6 +76,8 @@ void SendQueue::FinishLocked(const Posted& wr, const Status& status) {
 
 Status SendQueue::Enqueue(std::span<const WorkRequest> wrs) {
   std::lock_guard lock(mu_);
+  assert(reserved_ >= wrs.size());
+  reserved_ -= std::min<uint64_t>(wrs.size(), reserved_);
   // Checked under mu_: Drain takes it too, so a WR queued here is either
   // drained or seen by a live completion thread.
   if (drained_ || state_.closed()) {
@@ -50,7 +85,22 @@ Status SendQueue::Enqueue(std::span<const WorkRequest> wrs) {
     for (const auto& wr : wrs) RequestAccess::FinishPart(*wr.request, closed, 0);
     return Status::Ok();
   }
-  backlog_.insert(backlog_.end(), wrs.begin(), wrs.end());
+  // The reservation guarantees the room: posted_ + backlog_ + reserved_
+  // never exceeds depth_ + the backlog's limit, so a full backlog means the
+  // QP has room, and pumping makes backlog room.
+  for (size_t i = 0; i < wrs.size(); ++i) {
+    if (backlog_.room() == 0) {
+      Status pumped = PumpLocked();
+      if (!pumped.ok()) {
+        // The caller fails the connection; Drain finishes what was queued,
+        // and the WRs never queued are finished here.
+        for (size_t k = i; k < wrs.size(); ++k) RequestAccess::FinishPart(*wrs[k].request, pumped, 0);
+        return pumped;
+      }
+      assert(backlog_.room() > 0);
+    }
+    backlog_.Push(wrs[i]);
+  }
   return PumpLocked();
 }
 
@@ -92,7 +142,7 @@ Status SendQueue::PumpLocked() {
     for (uint32_t i = 0; i < accepted; ++i) {
       const WorkRequest& wr = backlog_.front();
       posted_.Push({next_sequence_++, wr.request, wr.op, wr.length});
-      backlog_.pop_front();
+      (void)backlog_.PopFront();
     }
     if (rc != 0) {
       return IoError(fmt::format("verbs: ibv_post_send on stream {}: {}", index_,
@@ -137,8 +187,7 @@ void SendQueue::Drain(const Status& reason) {
   std::lock_guard lock(mu_);
   drained_ = true;
   while (!posted_.empty()) FinishLocked(posted_.PopFront(), reason);
-  for (const auto& wr : backlog_) RequestAccess::FinishPart(*wr.request, reason, 0);
-  backlog_.clear();
+  while (!backlog_.empty()) RequestAccess::FinishPart(*backlog_.PopFront().request, reason, 0);
 }
 
 }  // namespace xfer::transport::verbs

@@ -8,6 +8,12 @@
 // the backlog and are posted as completions free room, by whichever thread
 // handles the completion; Submit never blocks.
 //
+// Back-pressure: the backlog holds at most `backlog` WRs, in storage that
+// grows to its high-water mark and is then reused. A poster reserves room
+// for all its WRs (Reserve) before arming its request, so that a full queue
+// refuses a request whole, with kResourceExhausted ("retry"), rather than
+// taking part of it.
+//
 // Signalling: a WR is signalled when it is the last WR of its request on
 // this QP (so every request completes promptly), after signal_every
 // unsignalled WRs, and when it takes the last free slot (so room is always
@@ -21,7 +27,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <span>
 
@@ -55,17 +60,27 @@ inline constexpr int kSendWrIdShift = 7;  // QP index < 128
 class SendQueue {
  public:
   // `qp` and `state` must outlive the queue. REQUIRES: depth >= 1,
-  // index < 128.
-  SendQueue(ibv_qp* qp, uint32_t index, uint32_t depth, const ConnectionState& state);
+  // backlog >= 1, index < 128.
+  SendQueue(ibv_qp* qp, uint32_t index, uint32_t depth, uint32_t backlog,
+            const ConnectionState& state);
   SendQueue(const SendQueue&) = delete;
   SendQueue& operator=(const SendQueue&) = delete;
+
+  // Sets aside room for `count` WRs, for a later Enqueue (or Release).
+  // Errors: kResourceExhausted when the queue lacks the room now (retry
+  // once requests complete), kInvalidArgument when it could never hold
+  // them (more than depth + backlog WRs).
+  Status Reserve(uint32_t count);
+  // Gives back room reserved and not enqueued.
+  void Release(uint32_t count);
 
   // Queues `wrs` behind this QP's earlier WRs, back to back (a message's
   // pieces must not interleave with another message's), and posts what
   // fits. When the connection has already failed, finishes each WR's part
-  // with its ClosedError() instead. REQUIRES: every WR's request was armed
-  // with one part per WR. Errors: kIoError when ibv_post_send refuses; the
-  // caller must then fail the connection (the WRs are finished by Drain).
+  // with its ClosedError() instead. REQUIRES: room for wrs.size() WRs was
+  // reserved; every WR's request was armed with one part per WR. Errors:
+  // kIoError when ibv_post_send refuses; the caller must then fail the
+  // connection (the WRs are finished by Drain).
   Status Enqueue(std::span<const WorkRequest> wrs);
 
   // Handles the completion of WR `wr_id`: finishes its part, and the parts
@@ -107,8 +122,9 @@ class SendQueue {
   const ConnectionState& state_;
 
   mutable std::mutex mu_;
-  std::deque<WorkRequest> backlog_;     // GUARDED_BY(mu_); not yet posted
-  FifoRing<Posted> posted_{256};        // GUARDED_BY(mu_); in post order
+  FifoRing<WorkRequest> backlog_;       // GUARDED_BY(mu_); not yet posted
+  FifoRing<Posted> posted_;             // GUARDED_BY(mu_); in post order, at most depth_
+  uint64_t reserved_ = 0;               // GUARDED_BY(mu_); room promised to posters
   uint64_t next_sequence_ = 1;          // GUARDED_BY(mu_)
   uint32_t unsignaled_run_ = 0;         // GUARDED_BY(mu_)
   uint64_t waiting_since_ns_ = 0;       // GUARDED_BY(mu_)

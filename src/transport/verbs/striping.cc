@@ -21,7 +21,7 @@ uint64_t PieceSize(uint64_t length, const StripeRule& rule) {
 }  // namespace
 
 Status StripeEntries(std::span<const uint64_t> lengths, uint32_t first_stream,
-                     const StripeRule& rule, std::vector<Piece>& out) {
+                     const StripeRule& rule, std::pmr::vector<Piece>& out) {
   const size_t start = out.size();
   uint64_t total = 0;
   for (size_t e = 0; e < lengths.size(); ++e) {

@@ -18,6 +18,7 @@
 #define XFER_TRANSPORT_VERBS_STRIPING_H_
 
 #include <cstdint>
+#include <memory_resource>
 #include <span>
 #include <vector>
 
@@ -51,7 +52,7 @@ inline constexpr uint64_t kPieceAlignment = 4096;
 // needs more than UINT32_MAX pieces (a request counts its parts in 32
 // bits); `out` is then left as it was.
 Status StripeEntries(std::span<const uint64_t> lengths, uint32_t first_stream,
-                     const StripeRule& rule, std::vector<Piece>& out);
+                     const StripeRule& rule, std::pmr::vector<Piece>& out);
 
 // The number of pieces a `length`-byte message needs with receive buffers
 // of `piece_bytes`. REQUIRES: length > 0, piece_bytes > 0.

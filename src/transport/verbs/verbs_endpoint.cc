@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory_resource>
 #include <utility>
 
 #include "common/request_access.h"
@@ -47,7 +48,8 @@ VerbsEndpoint::VerbsEndpoint(std::unique_ptr<EndpointResources> resources, PeerS
       io_timeout_(setup.io_timeout) {
   for (uint32_t i = 0; i < resources_->qps.size(); ++i) {
     send_queues_.push_back(std::make_unique<SendQueue>(resources_->qps[i].get(), i,
-                                                       resources_->send_depth, state_));
+                                                       resources_->send_depth,
+                                                       resources_->send_backlog, state_));
   }
   receive_ = std::make_unique<ReceivePath>(*resources_->slots, RawQps(*resources_), state_,
                                            io_timeout_, [this](const Status& s) { Fail(s); });
@@ -83,33 +85,38 @@ Status VerbsEndpoint::PostOneSided(WrOp op, std::span<const TransferEntry> entri
   if (state_.closed()) return state_.ClosedError();
   stream %= rule_.streams;
   const Access needed = op == WrOp::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
+  PostScratch arena;
+  std::pmr::monotonic_buffer_resource scratch(arena.data(), arena.size());
   // Every key first: an error leaves the request untouched.
-  std::vector<uint64_t> lengths(entries.size());
-  std::vector<WorkRequest> keyed(entries.size());
+  std::pmr::vector<uint64_t> lengths(&scratch);
+  std::pmr::vector<WorkRequest> keyed(&scratch);
+  lengths.reserve(entries.size());
+  keyed.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
     auto lkey = resources_->registrations->LocalKey(e.local, e.length);
     if (!lkey.ok()) return lkey.status().WithContext(fmt::format("entry {}", i));
     auto rkey = peer_.keys.Find(e.remote, e.length, needed);
     if (!rkey.ok()) return rkey.status().WithContext(fmt::format("entry {}", i));
-    lengths[i] = e.length;
-    keyed[i] = {&request, op, AddressOf(e.local), *lkey, 0, e.remote, *rkey, 0, false};
+    lengths.push_back(e.length);
+    keyed.push_back({&request, op, AddressOf(e.local), *lkey, 0, e.remote, *rkey, 0, false});
   }
-  std::vector<Piece> pieces;
+  std::pmr::vector<Piece> pieces(&scratch);
   XFER_RETURN_IF_ERROR(StripeEntries(lengths, stream, rule_, pieces));
-  // Grouped by stream, in order within each: one Enqueue per QP.
-  std::stable_sort(pieces.begin(), pieces.end(),
-                   [](const Piece& a, const Piece& b) { return a.stream < b.stream; });
+  StreamCounts per_stream{};
+  for (const Piece& piece : pieces) ++per_stream[piece.stream];
+  XFER_RETURN_IF_ERROR(ReserveAll(per_stream));
   RequestAccess::Start(request, static_cast<uint32_t>(pieces.size()));
-  // Once the last WR is queued the completion thread may finish `request`
-  // at any moment: it is not touched after the loop.
-  std::vector<WorkRequest> wrs;
-  for (size_t begin = 0; begin < pieces.size();) {
-    const uint32_t q = pieces[begin].stream;
+  // One Enqueue per QP, each QP's pieces in entry order. Once the last WR
+  // is queued the completion thread may finish `request` at any moment: it
+  // is not touched after the loop.
+  std::pmr::vector<WorkRequest> wrs(&scratch);
+  wrs.reserve(*std::max_element(per_stream.begin(), per_stream.end()));
+  for (uint32_t q = 0; q < rule_.streams; ++q) {
+    if (per_stream[q] == 0) continue;
     wrs.clear();
-    size_t end = begin;
-    for (; end < pieces.size() && pieces[end].stream == q; ++end) {
-      const Piece& piece = pieces[end];
+    for (const Piece& piece : pieces) {
+      if (piece.stream != q) continue;
       WorkRequest wr = keyed[piece.entry];
       wr.local += piece.offset;
       wr.remote += piece.offset;
@@ -119,7 +126,19 @@ Status VerbsEndpoint::PostOneSided(WrOp op, std::span<const TransferEntry> entri
     wrs.back().last_of_request = true;
     Status status = send_queues_[q]->Enqueue(wrs);
     if (!status.ok()) Fail(status);
-    begin = end;
+  }
+  return Status::Ok();
+}
+
+Status VerbsEndpoint::ReserveAll(const StreamCounts& per_stream) {
+  for (uint32_t q = 0; q < rule_.streams; ++q) {
+    if (per_stream[q] == 0) continue;
+    Status reserved = send_queues_[q]->Reserve(per_stream[q]);
+    if (reserved.ok()) continue;
+    for (uint32_t k = 0; k < q; ++k) {
+      if (per_stream[k] != 0) send_queues_[k]->Release(per_stream[k]);
+    }
+    return reserved;
   }
   return Status::Ok();
 }
@@ -135,21 +154,20 @@ Status VerbsEndpoint::PostSend(const void* data, size_t length, TransferRequest&
   if (!lkey.ok()) return lkey.status().WithContext("send buffer");
   const uint64_t piece_bytes = peer_.recv_slot_bytes;
   const auto count = static_cast<uint32_t>(CountMessagePieces(length, piece_bytes));
-  std::vector<WorkRequest> wrs(count);
+  SendQueue& queue = *send_queues_[stream % rule_.streams];
+  XFER_RETURN_IF_ERROR(queue.Reserve(count));
+  PostScratch arena;
+  std::pmr::monotonic_buffer_resource scratch(arena.data(), arena.size());
+  std::pmr::vector<WorkRequest> wrs(&scratch);
+  wrs.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t offset = uint64_t{i} * piece_bytes;
-    wrs[i] = {&request,
-              WrOp::kSend,
-              AddressOf(data) + offset,
-              *lkey,
-              static_cast<uint32_t>(std::min<uint64_t>(piece_bytes, length - offset)),
-              0,
-              0,
-              static_cast<uint32_t>(length),
-              i + 1 == count};
+    wrs.push_back({&request, WrOp::kSend, AddressOf(data) + offset, *lkey,
+                   static_cast<uint32_t>(std::min<uint64_t>(piece_bytes, length - offset)), 0, 0,
+                   static_cast<uint32_t>(length), i + 1 == count});
   }
   RequestAccess::Start(request, count);
-  Status status = send_queues_[stream % rule_.streams]->Enqueue(wrs);
+  Status status = queue.Enqueue(wrs);
   if (!status.ok()) Fail(status);
   return Status::Ok();
 }

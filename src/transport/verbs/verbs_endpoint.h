@@ -24,6 +24,8 @@
 #ifndef XFER_TRANSPORT_VERBS_VERBS_ENDPOINT_H_
 #define XFER_TRANSPORT_VERBS_VERBS_ENDPOINT_H_
 
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -36,6 +38,7 @@
 #include "transport/verbs/receive_path.h"
 #include "transport/verbs/send_queue.h"
 #include "transport/verbs/setup_exchange.h"
+#include "transport/verbs/setup_message.h"
 #include "transport/verbs/striping.h"
 
 namespace xfer::transport::verbs {
@@ -91,6 +94,14 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   VerbsEndpoint(std::unique_ptr<EndpointResources> resources, PeerSetup peer,
                 const EndpointSetup& setup);
 
+  // Stack space for one post's keys, pieces and WRs: a batch of a few
+  // dozen entries is posted without touching the heap; a longer one spills
+  // into it.
+  using PostScratch = std::array<std::byte, 8192>;
+  using StreamCounts = std::array<uint32_t, kMaxStreams>;
+  // Reserves per_stream[q] WRs on every QP q, all or none. Errors:
+  // SendQueue::Reserve's.
+  Status ReserveAll(const StreamCounts& per_stream);
   Status PostOneSided(WrOp op, std::span<const TransferEntry> entries, TransferRequest& request,
                       uint32_t stream);
   // Kills the connection (first reason wins): QPs to ERROR, wakes the thread.

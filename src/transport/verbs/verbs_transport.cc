@@ -25,6 +25,9 @@ Capabilities VerbsTransport::capabilities() const {
   caps.same_host_only = false;
   caps.max_streams = kMaxStreams;
   caps.preference = kPreference;
+  // At least one WR per entry, all on one QP when the entries are short.
+  caps.max_entries_per_post = options_.send_backlog;
+  caps.max_inline_bytes = 0;  // the NIC reads the source until completion
   return caps;
 }
 
@@ -52,11 +55,11 @@ void RegisterVerbsTransport(TransportRegistry& registry) {
   registry.Add({"verbs",
                 "RDMA verbs (InfiniBand, RoCE): RC queue pairs, one per stream; needs an RDMA "
                 "device on both hosts",
-                [](const EngineOptions& options) {
-                  verbs::VerbsTransportOptions verbs_options;
-                  verbs_options.device = options.verbs;
+                [](const TransportOptions& options) -> Result<std::unique_ptr<Transport>> {
+                  auto verbs_options = verbs::ReadVerbsTransportOptions(options);
+                  if (!verbs_options.ok()) return verbs_options.status();
                   return std::unique_ptr<Transport>(
-                      std::make_unique<verbs::VerbsTransport>(std::move(verbs_options)));
+                      std::make_unique<verbs::VerbsTransport>(std::move(verbs_options.value())));
                 }});
 }
 

@@ -1,5 +1,5 @@
-// The verbs transport's settings: the public EngineOptions::verbs (which
-// device, port and GID) plus the internals tests and benchmarks may tune.
+// The verbs transport's settings: those EngineOptions::transport_options
+// ["verbs"] sets (keys in xfer/engine.h) plus the internals tests tune.
 #ifndef XFER_TRANSPORT_VERBS_VERBS_TRANSPORT_OPTIONS_H_
 #define XFER_TRANSPORT_VERBS_VERBS_TRANSPORT_OPTIONS_H_
 
@@ -11,8 +11,16 @@
 
 namespace xfer::transport::verbs {
 
+// Which RDMA device, port and GID the transport uses.
+struct DeviceChoice {
+  std::string device;  // as ibv_devices names it; empty: the first listed
+  uint8_t port = 1;    // from 1; must be ACTIVE
+  // The GID table index (perftest's -x); unset: chosen (ChooseGid).
+  std::optional<int> gid_index;
+};
+
 struct VerbsTransportOptions {
-  VerbsOptions device;  // device name ("" = first), port, GID index
+  DeviceChoice device;
   // Path MTU in bytes (256..4096); none = the smaller of both ports'
   // active MTU.
   std::optional<uint32_t> mtu_bytes;
@@ -22,6 +30,9 @@ struct VerbsTransportOptions {
   // WRs posted and not yet completed per QP (capped by max_qp_wr); more
   // wait in the transport's backlog.
   uint32_t send_depth = 256;
+  // WRs each QP queues beyond send_depth before posts are refused with
+  // kResourceExhausted (retry); also the most entries one post takes.
+  uint32_t send_backlog = 65536;
   // Receive buffers kept posted per QP for the peer's SENDs, and their
   // size: messages travel in pieces of at most recv_slot_bytes.
   uint32_t recv_slots = 32;
@@ -30,6 +41,10 @@ struct VerbsTransportOptions {
   uint64_t min_stripe_bytes = uint64_t{64} << 10;
   uint64_t max_wr_bytes = uint64_t{1} << 20;  // also capped by the port's max_msg_sz
 };
+
+// Reads the "verbs" entry of EngineOptions::transport_options. Errors:
+// kInvalidArgument naming the key (unknown, not a number, out of range).
+Result<VerbsTransportOptions> ReadVerbsTransportOptions(const TransportOptions& options);
 
 }  // namespace xfer::transport::verbs
 

@@ -25,9 +25,13 @@ TEST(ShmTransportTest, RegistersWithCapabilitiesAsData) {
   transport::RegisterBuiltinTransports(registry);
   const transport::TransportEntry* entry = registry.Find("shm");
   ASSERT_NE(entry, nullptr);
-  auto shm = entry->create(EngineOptions{});
-  EXPECT_EQ(shm->name(), "shm");
-  const transport::Capabilities caps = shm->capabilities();
+  auto shm = entry->create({});
+  ASSERT_TRUE(shm.ok()) << shm.status().ToString();
+  EXPECT_EQ((*shm)->name(), "shm");
+  const auto refused = entry->create({{"depth", "4"}});
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(), "the shm transport takes no options (got 'depth')");
+  const transport::Capabilities caps = (*shm)->capabilities();
   EXPECT_TRUE(caps.one_sided);
   EXPECT_TRUE(caps.two_sided);
   EXPECT_TRUE(caps.same_host_only);

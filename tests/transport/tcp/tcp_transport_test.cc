@@ -14,9 +14,11 @@ TEST(TcpTransportTest, RegistersItselfAsTcp) {
   const TransportEntry* entry = registry.Find("tcp");
   ASSERT_NE(entry, nullptr);
   EXPECT_FALSE(entry->description.empty());
-  auto transport = entry->create(EngineOptions{});
-  ASSERT_NE(transport, nullptr);
-  EXPECT_EQ(transport->name(), "tcp");
+  auto transport = entry->create({});
+  ASSERT_TRUE(transport.ok()) << transport.status().ToString();
+  EXPECT_EQ((*transport)->name(), "tcp");
+  EXPECT_EQ(entry->create({{"port", "1"}}).status().message(),
+            "the tcp transport takes no options (got 'port')");
 }
 
 TEST(TcpTransportTest, AdvertisesItsCapabilities) {

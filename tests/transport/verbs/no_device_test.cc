@@ -22,12 +22,9 @@ TEST(VerbsTransportTest, RegistersWithCapabilitiesBetweenTcpAndShm) {
   const TransportEntry* entry = registry.Find("verbs");
   ASSERT_NE(entry, nullptr);
   EXPECT_FALSE(entry->description.empty());
-  EngineOptions options;
-  options.verbs.device = "mlx5_7";
-  options.verbs.port = 2;
-  options.verbs.gid_index = 3;
-  auto transport = entry->create(options);
-  ASSERT_NE(transport, nullptr);
+  auto created = entry->create({{"device", "mlx5_7"}, {"port", "2"}, {"gid_index", "3"}});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const auto& transport = created.value();
   EXPECT_EQ(transport->name(), "verbs");
   const auto* verbs = dynamic_cast<const VerbsTransport*>(transport.get());
   ASSERT_NE(verbs, nullptr);
@@ -40,10 +37,31 @@ TEST(VerbsTransportTest, RegistersWithCapabilitiesBetweenTcpAndShm) {
   EXPECT_TRUE(caps.two_sided);
   EXPECT_FALSE(caps.same_host_only);
   EXPECT_EQ(caps.max_streams, 64u);
-  const int tcp = registry.Find("tcp")->create(options)->capabilities().preference;
-  const int shm = registry.Find("shm")->create(options)->capabilities().preference;
+  const int tcp = (*registry.Find("tcp")->create({}))->capabilities().preference;
+  const int shm = (*registry.Find("shm")->create({}))->capabilities().preference;
   EXPECT_GT(caps.preference, tcp);
   EXPECT_LT(caps.preference, shm);
+}
+
+TEST(VerbsTransportTest, OptionsAreReadWithTheirRangesAndUnknownKeysRefused) {
+  auto read = ReadVerbsTransportOptions({{"mtu", "2048"}, {"send_depth", "64"}});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->mtu_bytes, 2048u);
+  EXPECT_EQ(read->send_depth, 64u);
+  EXPECT_EQ(read->device.device, "");
+  EXPECT_EQ(read->device.port, 1);
+  EXPECT_FALSE(read->device.gid_index.has_value());
+  auto message = [](TransportOptions options) {
+    return ReadVerbsTransportOptions(options).status().message();
+  };
+  EXPECT_EQ(message({{"port", "0"}}), "verbs transport option 'port': '0' is not an integer in [1, 255]");
+  EXPECT_EQ(message({{"gid_index", "x1"}}),
+            "verbs transport option 'gid_index': 'x1' is not an integer in [0, 2147483647]");
+  EXPECT_EQ(message({{"mtu", "1500"}}),
+            "verbs transport option 'mtu': 1500 is not one of 256, 512, 1024, 2048, 4096");
+  EXPECT_EQ(message({{"devcie", "rxe0"}}),
+            "unknown verbs transport option 'devcie' (it takes: device, port, gid_index, mtu, "
+            "send_depth)");
 }
 
 TEST(VerbsTransportTest, AnUnknownDeviceIsNotUsableAndSaysWhy) {

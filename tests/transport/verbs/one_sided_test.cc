@@ -117,6 +117,45 @@ TEST_P(VerbsOneSidedTest, ManySmallEntriesPassATinySendQueueInOrder) {
   EXPECT_EQ(std::memcmp(Bytes(local_), expected.data(), expected.size()), 0);
 }
 
+TEST_P(VerbsOneSidedTest, AFullQueueRefusesWholeRequestsUntouchedAndRetriesSucceed) {
+  VerbsTransportOptions small = SideOptions(true);
+  small.send_depth = 4;
+  small.send_backlog = 8;  // 12 WRs per QP in all
+  Connect(small);
+  constexpr size_t kSize = 512;
+  FillPattern(Bytes(local_), 64 * kSize, 9);
+  auto batch_of = [&](size_t count, size_t first) {
+    std::vector<TransferEntry> batch;
+    for (size_t i = first; i < first + count; ++i) {
+      batch.push_back({Bytes(local_) + i * kSize, Addr(Bytes(remote_)) + i * kSize, kSize});
+    }
+    return batch;
+  };
+  // Never fits: refused as a batch to split, the request untouched.
+  TransferRequest never;
+  const Status too_long = pair_.initiator->PostWrite(batch_of(13, 0), never, 0);
+  EXPECT_EQ(too_long.code(), StatusCode::kInvalidArgument) << too_long.ToString();
+  EXPECT_TRUE(never.Test().ok());  // not in flight
+  // Posting without waiting fills the queue: a request is then refused
+  // whole with "retry", untouched, and succeeds once the queue drains.
+  constexpr size_t kMaxRequests = 10;  // 60 entries of the 64 filled
+  TransferRequest requests[kMaxRequests];
+  size_t posted = 0;
+  Status refusal;
+  for (; posted < kMaxRequests; ++posted) {
+    refusal = pair_.initiator->PostWrite(batch_of(6, posted * 6), requests[posted], 0);
+    if (!refusal.ok()) break;
+  }
+  ASSERT_LT(posted, kMaxRequests) << "60 WRs on a 12-WR queue were never refused";
+  EXPECT_EQ(refusal.code(), StatusCode::kResourceExhausted) << refusal.ToString();
+  EXPECT_TRUE(requests[posted].Test().ok());  // not in flight
+  for (size_t r = 0; r < posted; ++r) ASSERT_TRUE(requests[r].Wait(kWait).ok());
+  const Status retried = pair_.initiator->PostWrite(batch_of(6, posted * 6), requests[posted], 0);
+  ASSERT_TRUE(retried.ok()) << retried.ToString();
+  ASSERT_TRUE(requests[posted].Wait(kWait).ok());
+  EXPECT_EQ(std::memcmp(Bytes(remote_), Bytes(local_), (posted + 1) * 6 * kSize), 0);
+}
+
 TEST_P(VerbsOneSidedTest, ConcurrentRequestsOnEveryStreamComplete) {
   Connect();
   FillPattern(Bytes(local_), kRegion, 6);

@@ -16,8 +16,8 @@ namespace {
 constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kMiB = 1024 * 1024;
 
-std::vector<Piece> Stripe(std::vector<uint64_t> lengths, uint32_t first, const StripeRule& rule) {
-  std::vector<Piece> pieces;
+std::pmr::vector<Piece> Stripe(std::vector<uint64_t> lengths, uint32_t first, const StripeRule& rule) {
+  std::pmr::vector<Piece> pieces;
   EXPECT_TRUE(StripeEntries(lengths, first, rule, pieces).ok());
   return pieces;
 }
