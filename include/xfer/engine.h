@@ -224,11 +224,14 @@ class XFER_API Engine {
   // peer's memory). On error nothing was started and `request` is untouched.
   // Every entry is checked against local and remote registrations before
   // any byte moves. Errors: kNotFound (peer), kInvalidArgument (empty batch,
-  // zero length, request already in flight), kOutOfRange (an address outside
-  // registered memory), kPermissionDenied (region lacks the access),
-  // kNotSupported (CUDA device memory on either side, on a transport that
-  // does not carry it, or a peer device region this side cannot open; the
-  // message names the transport and the reason), kConnectionLost.
+  // zero length, request already in flight, more entries than the
+  // connection takes at once: PeerInfo::max_entries_per_post), kOutOfRange
+  // (an address outside registered memory), kPermissionDenied (region lacks
+  // the access), kNotSupported (CUDA device memory on either side, on a
+  // transport that does not carry it, or a peer device region this side
+  // cannot open; the message names the transport and the reason),
+  // kResourceExhausted (the transport's queues are full: nothing was
+  // started; retry once earlier requests complete), kConnectionLost.
   virtual Status Submit(PeerId peer, OpCode op,
                         std::span<const TransferEntry> entries,
                         TransferRequest& request, uint32_t stream = 0) = 0;
@@ -246,7 +249,8 @@ class XFER_API Engine {
   // receive, on the peer's side, not this send. Errors: kNotFound,
   // kInvalidArgument (zero length, request in flight), kOutOfRange (data not
   // registered), kNotSupported (CUDA device memory: no transport sends or
-  // receives it yet), kConnectionLost.
+  // receives it yet), kResourceExhausted (queues full: retry),
+  // kConnectionLost.
   virtual Status PostSend(PeerId peer, const void* data, size_t length,
                           TransferRequest& request, uint32_t stream = 0) = 0;
 

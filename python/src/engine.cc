@@ -246,9 +246,10 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   if (transports) options.transports = *transports;
   options.connect_timeout = SecondsToMilliseconds(connect_timeout, "connect_timeout");
   options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
-  TransportOptions& verbs = options.transport_options["verbs"];
+  TransportOptions verbs;
   if (!verbs_device.empty()) verbs["device"] = verbs_device;
-  verbs["port"] = std::to_string(verbs_port);
+  if (verbs_port != 1) verbs["port"] = std::to_string(verbs_port);
+  if (!verbs.empty()) options.transport_options["verbs"] = std::move(verbs);
   return options;
 }
 

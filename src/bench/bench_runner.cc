@@ -8,7 +8,6 @@
 #include "bench/heartbeat.h"
 #include "bench/bw_runner.h"
 #include "bench/latency_runner.h"
-#include "bench/loopback.h"
 #include "bench/receive_loop.h"
 #include "bench/run_ceilings.h"
 #include "bench/statistics.h"
@@ -284,22 +283,10 @@ Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& o
   return RunAndReport(params, *session, observer, true);
 }
 
-Status RunBench(const BenchParams& params, BenchObserver& observer) {
-  switch (params.role) {
-    case Role::kLoopback:
-      return RunLoopback(params, observer);
-    case Role::kServer: {
-      auto listener = Listener::Bind({"0.0.0.0", params.port}, 1);
-      if (!listener.ok()) return listener.status().WithContext("out-of-band port (-p)");
-      return RunServer(params, *listener, observer);
-    }
-    case Role::kClient: {
-      auto session = OpenClientSession(params);
-      if (!session.ok()) return session.status();
-      return RunAndReport(params, *session, observer, false);
-    }
-  }
-  return Internal("unknown role");
+Status RunClient(const BenchParams& params, BenchObserver& observer) {
+  auto session = OpenClientSession(params);
+  if (!session.ok()) return session.status();
+  return RunAndReport(params, *session, observer, false);
 }
 
 }  // namespace xfer::bench

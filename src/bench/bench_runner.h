@@ -11,13 +11,13 @@
 
 namespace xfer::bench {
 
-// Role kClient connects to params.server_host:params.port; role kServer binds
-// params.port on all interfaces and serves one client; kLoopback runs a
-// server in a child process and the client here (RunLoopback). Errors name
-// the step that failed; the peer is told with an Abort message.
-Status RunBench(const BenchParams& params, BenchObserver& observer);
+// The client role: connects to params.server_host:params.port and runs the
+// test. Errors name the step that failed; the peer is told with an Abort
+// message. (launch/run_benchmark.h picks the role and the stack.)
+Status RunClient(const BenchParams& params, BenchObserver& observer);
 
-// The server role on an already bound out-of-band listener.
+// The server role on an already bound out-of-band listener: serves one
+// client. Errors: as RunClient's.
 Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer);
 
 }  // namespace xfer::bench

@@ -20,9 +20,8 @@
 #include "common/socket.h"
 #include "common/stop_signal.h"
 #include "doctor/doctor_command.h"
-#include "bench/bench_runner.h"
+#include "launch/run_benchmark.h"
 #if XFER_WITH_VERBS
-#include "perftest/run_benchmark.h"
 #include "report/device_report.h"
 #include "verbs/device_catalog.h"
 #endif
@@ -251,13 +250,7 @@ int main(int argc, char** argv) {
   for (const auto& note : params.notes) std::fprintf(stderr, "xfer: note: %s\n", note.c_str());
 
   xfer::report::ConsoleReporter reporter(params, stdout);
-#if XFER_WITH_VERBS
-  xfer::Status status = xfer::perftest::RunBenchmark(params, reporter);
-#else
-  // No verbs in this build: the engine runs every test (the parser has
-  // refused the tests and flags only verbs runs).
-  xfer::Status status = xfer::bench::RunBench(params, reporter);
-#endif
+  xfer::Status status = xfer::launch::RunBenchmark(params, reporter);
   reporter.Finish();
   const nlohmann::json provenance =
       params.json_path.empty()

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_runner.h"
-#include "bench/loopback.h"
+#include "launch/process_pair.h"
 
 namespace xfer::bench {
 namespace {
@@ -84,15 +84,15 @@ Status CheckWindow(const std::optional<LatDurationResult>& r, std::string_view s
 // the run, with the check's message.
 template <typename Row>
 Status RunAndCheckBothSides(const BenchParams& params, std::optional<Row> LastResult::*row) {
-  const LoopbackRoles roles{
+  const launch::BenchRoles roles{
       [row](const BenchParams& server, Listener& listener, BenchObserver&) {
         LastResult result;
         XFER_RETURN_IF_ERROR(RunServer(server, listener, result));
         return CheckWindow(result.*row, "server");
       },
-      RunBench};
+      RunClient};
   LastResult client;
-  XFER_RETURN_IF_ERROR(RunLoopback(params, client, roles));
+  XFER_RETURN_IF_ERROR(launch::RunProcessPair(params, client, roles));
   return CheckWindow(client.*row, "client");
 }
 

@@ -32,7 +32,7 @@ std::unique_ptr<Engine> MakeEngine(const std::string& transport, const std::stri
   options.transports = {transport};
   options.connect_timeout = 3000ms;
   options.io_timeout = 2000ms;
-  options.transport_options["verbs"]["device"] = device;
+  testing::UseVerbsDevice(options, device);
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return engine.ok() ? std::move(engine.value()) : nullptr;

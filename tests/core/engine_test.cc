@@ -32,7 +32,7 @@ std::unique_ptr<Engine> MakeInitiator(const std::string& transport) {
   options.transports = {transport};
   options.connect_timeout = 3000ms;
   options.io_timeout = 2000ms;
-  options.transport_options["verbs"]["device"] = testing::TestVerbsDevices().initiator;
+  testing::UseVerbsDevice(options, testing::TestVerbsDevices().initiator);
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return std::move(engine.value());
@@ -261,7 +261,7 @@ std::unique_ptr<Engine> MakeVerbsTcpInitiator(std::optional<int> gid_index = std
   options.transports = {"tcp", "verbs"};
   options.connect_timeout = 5000ms;
   options.io_timeout = 2000ms;
-  options.transport_options["verbs"]["device"] = testing::TestVerbsDevices().initiator;
+  testing::UseVerbsDevice(options, testing::TestVerbsDevices().initiator);
   if (gid_index) options.transport_options["verbs"]["gid_index"] = std::to_string(*gid_index);
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();

@@ -41,7 +41,7 @@ bool ReadAll(int fd, void* data, size_t n) {
   EngineOptions options;
   options.name = "target";
   options.transports = std::move(transports);
-  options.transport_options["verbs"] = std::move(verbs);
+  if (!verbs.empty()) options.transport_options["verbs"] = std::move(verbs);
   options.io_timeout = std::chrono::milliseconds(3000);
   auto engine = Engine::Create(options);
   if (!engine.ok()) _exit(2);
@@ -82,7 +82,7 @@ uint64_t Fnv1a(const void* data, size_t length) {
 TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length, Access access,
                              uint8_t fill)
     : TargetProcess(std::move(transports), length, access, fill,
-                    TransportOptions{{"device", TestVerbsDevices().target}}) {}
+                    VerbsDeviceOptions(TestVerbsDevices().target)) {}
 
 TargetProcess::TargetProcess(std::vector<std::string> transports, size_t length, Access access,
                              uint8_t fill, TransportOptions verbs) {

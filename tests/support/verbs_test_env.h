@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "xfer/engine.h"
+
 #if XFER_WITH_VERBS
 #include "verbs/device_catalog.h"
 #endif
@@ -52,6 +54,18 @@ inline VerbsTestDevices TestVerbsDevices() {
   const size_t comma = text.find(',');
   if (comma == std::string::npos) return {text, text};
   return {text.substr(0, comma), text.substr(comma + 1)};
+}
+
+// The verbs transport's settings that pick `device`; none for "" (the
+// first device), so that a build without verbs is handed no verbs settings.
+inline TransportOptions VerbsDeviceOptions(const std::string& device) {
+  if (device.empty()) return {};
+  return {{"device", device}};
+}
+
+// Adds VerbsDeviceOptions(device) to `options`, when there are any.
+inline void UseVerbsDevice(EngineOptions& options, const std::string& device) {
+  if (!device.empty()) options.transport_options["verbs"] = VerbsDeviceOptions(device);
 }
 
 }  // namespace xfer::testing

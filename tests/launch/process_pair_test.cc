@@ -1,5 +1,5 @@
 // --loopback's two processes report one outcome: the root cause, at once.
-#include "bench/loopback.h"
+#include "launch/process_pair.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,12 @@
 
 #include "bench/bench_runner.h"
 
-namespace xfer::bench {
+namespace xfer::launch {
+
+using bench::BenchObserver;
+using bench::RunClient;
+using bench::RunServer;
+using bench::SilentObserver;
 namespace {
 
 using namespace std::chrono_literals;
@@ -25,37 +30,37 @@ BenchParams TcpRun() {
 // Issue 9, defect 1: a server that fails before it accepts (its hugepages
 // were taken) used to leave the client retrying a refused connect until
 // --timeout, and the client's "connection refused" hid the reason.
-TEST(Loopback, AServerThatFailsAtOnceIsReportedAtOnceWithItsReason) {
+TEST(ProcessPair, AServerThatFailsAtOnceIsReportedAtOnceWithItsReason) {
   SilentObserver observer;
-  const LoopbackRoles roles{
+  const BenchRoles roles{
       [](const BenchParams&, Listener&, BenchObserver&) {
         return ResourceExhausted("no hugepages left for the server");
       },
-      RunBench};
+      RunClient};
   const auto start = std::chrono::steady_clock::now();
-  const Status status = RunLoopback(TcpRun(), observer, roles);
+  const Status status = RunProcessPair(TcpRun(), observer, roles);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
   EXPECT_EQ(status.code(), StatusCode::kResourceExhausted) << status.ToString();
   EXPECT_EQ(status.message(), "loopback server: no hugepages left for the server");
 }
 
-TEST(Loopback, AClientThatFailsOnItsOwnKeepsItsErrorAndEndsTheServer) {
+TEST(ProcessPair, AClientThatFailsOnItsOwnKeepsItsErrorAndEndsTheServer) {
   SilentObserver observer;
-  const LoopbackRoles roles{RunServer, [](const BenchParams&, BenchObserver&) {
+  const BenchRoles roles{RunServer, [](const BenchParams&, BenchObserver&) {
                               return InvalidArgument("the client's own problem");
                             }};
   const auto start = std::chrono::steady_clock::now();
-  const Status status = RunLoopback(TcpRun(), observer, roles);
+  const Status status = RunProcessPair(TcpRun(), observer, roles);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();
   EXPECT_EQ(status.message(), "the client's own problem");
 }
 
-TEST(Loopback, ARunThatWorksReportsOk) {
+TEST(ProcessPair, ARunThatWorksReportsOk) {
   SilentObserver observer;
-  const Status status = RunLoopback(TcpRun(), observer);
+  const Status status = RunProcessPair(TcpRun(), observer, {RunServer, RunClient});
   EXPECT_TRUE(status.ok()) << status.ToString();
 }
 
 }  // namespace
-}  // namespace xfer::bench
+}  // namespace xfer::launch

@@ -1,4 +1,4 @@
-#include "bench/loopback.h"
+#include "launch/process_pair.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,11 +8,14 @@
 #include <cerrno>
 #include <thread>
 
-#include "bench/bench_runner.h"
 #include "bench/child_process.h"
 #include "common/socket.h"
 
-namespace xfer::bench {
+namespace xfer::launch {
+
+using bench::ChildProcess;
+using bench::Role;
+using bench::SilentObserver;
 namespace {
 
 // Stands in for the server once the child has exited: accepts every
@@ -62,12 +65,8 @@ class StandInAfterChild {
 
 }  // namespace
 
-Status RunLoopback(const BenchParams& params, BenchObserver& observer) {
-  return RunLoopback(params, observer, {RunServer, RunBench});
-}
-
-Status RunLoopback(const BenchParams& params, BenchObserver& observer,
-                   const LoopbackRoles& roles) {
+Status RunProcessPair(const BenchParams& params, BenchObserver& observer,
+                      const BenchRoles& roles) {
   auto listener = Listener::Bind({"127.0.0.1", params.port}, 1);
   if (!listener.ok()) return listener.status().WithContext("loopback out-of-band port (-p)");
   BenchParams server = params;
@@ -101,4 +100,4 @@ Status RunLoopback(const BenchParams& params, BenchObserver& observer,
   return child->Finish(status, params.timeout);
 }
 
-}  // namespace xfer::bench
+}  // namespace xfer::launch

@@ -1,0 +1,34 @@
+// The entry point of `xfer`'s perftest-style benchmarks: chooses, once, the
+// stack that runs them -- perftest's verbs tests on an RDMA device
+// (src/perftest) or the engine's tests over shm/tcp (src/bench) -- and
+// enters it from the top in the role BenchParams names. Neither stack calls
+// the other or back up into this module.
+#ifndef XFER_LAUNCH_RUN_BENCHMARK_H_
+#define XFER_LAUNCH_RUN_BENCHMARK_H_
+
+#include "bench/bench_params.h"
+#include "bench/observer.h"
+#include "launch/process_pair.h"
+#include "xfer/status.h"
+
+namespace xfer::launch {
+
+// The stack for `params`: transport "verbs" picks perftest's verbs tests;
+// "" picks them when this host has an RDMA device and otherwise the
+// engine, noting to `observer` each verbs flag it then ignores; any other
+// name picks the engine. Errors: kNotSupported for what the chosen stack
+// cannot run (CUDA memory on the verbs tests). A build without verbs always
+// picks the engine.
+Result<BenchRoles> ChooseStack(const BenchParams& params, BenchObserver& observer);
+
+// Runs `params` on ChooseStack's stack: role kServer binds params.port on
+// all interfaces and serves one client, kClient connects to
+// params.server_host:params.port, kLoopback runs both (RunProcessPair).
+// REQUIRES: a test only verbs runs (atomic, send_bw -b) has transport
+// "verbs", or "" on a host with an RDMA device; the CLI refuses the rest
+// before anything starts (cli/flags.h).
+Status RunBenchmark(const BenchParams& params, BenchObserver& observer);
+
+}  // namespace xfer::launch
+
+#endif  // XFER_LAUNCH_RUN_BENCHMARK_H_

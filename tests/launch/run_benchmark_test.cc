@@ -1,0 +1,79 @@
+// The one dispatch above the two benchmark stacks: which stack a run gets.
+#include "launch/run_benchmark.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bench/bench_runner.h"
+#include "support/verbs_test_env.h"
+
+namespace xfer::launch {
+namespace {
+
+using bench::BenchParams;
+
+using ClientFn = Status (*)(const BenchParams&, bench::BenchObserver&);
+
+class NoticeRecorder final : public bench::BenchObserver {
+ public:
+  void OnNotice(const std::string& notice) override { notices.push_back(notice); }
+  void OnWaitingForClient() override {}
+  void OnStart(const bench::RunInfo&) override {}
+  void OnBandwidth(const bench::BwResult&) override {}
+  void OnLatency(const bench::LatResult&) override {}
+  void OnLatencyDuration(const bench::LatDurationResult&) override {}
+  std::vector<std::string> notices;
+};
+
+bool IsEngineStack(const BenchRoles& roles) {
+  const ClientFn* client = roles.run_client.target<ClientFn>();
+  return client != nullptr && *client == &bench::RunClient;
+}
+
+TEST(ChooseStack, ANamedEngineTransportRunsTheEngineWhateverTheHostHas) {
+  for (const char* transport : {"shm", "tcp"}) {
+    BenchParams params;
+    params.transport = transport;
+    params.verbs.typed = {"-d mlx5_0"};
+    NoticeRecorder observer;
+    auto roles = ChooseStack(params, observer);
+    ASSERT_TRUE(roles.ok()) << roles.status().ToString();
+    EXPECT_TRUE(IsEngineStack(*roles)) << transport;
+    EXPECT_TRUE(observer.notices.empty());  // the CLI notes ignored flags for a named transport
+  }
+}
+
+TEST(ChooseStack, NoTransportWithoutAnRdmaDeviceRunsTheEngineAndNotesIgnoredVerbsFlags) {
+  if (testing::HasVerbsDevice()) GTEST_SKIP() << "this host has an RDMA device";
+  BenchParams params;
+  params.verbs.typed = {"-d mlx5_0", "-x 3"};
+  NoticeRecorder observer;
+  auto roles = ChooseStack(params, observer);
+  ASSERT_TRUE(roles.ok()) << roles.status().ToString();
+  EXPECT_TRUE(IsEngineStack(*roles));
+  if (testing::kBuiltWithVerbs) {
+    EXPECT_EQ(observer.notices,
+              (std::vector<std::string>{
+                  "-d mlx5_0: RDMA verbs flag; no RDMA device on this host, ignored",
+                  "-x 3: RDMA verbs flag; no RDMA device on this host, ignored"}));
+  }
+}
+
+TEST(ChooseStack, VerbsRunsPerftestsStackAndRefusesDeviceMemory) {
+  if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
+  BenchParams params;
+  params.transport = "verbs";
+  NoticeRecorder observer;
+  auto roles = ChooseStack(params, observer);
+  ASSERT_TRUE(roles.ok()) << roles.status().ToString();
+  EXPECT_FALSE(IsEngineStack(*roles));
+  params.cuda_device = 0;
+  const Status cuda = ChooseStack(params, observer).status();
+  EXPECT_EQ(cuda.code(), StatusCode::kNotSupported) << cuda.ToString();
+  EXPECT_NE(cuda.message().find("GPUDirect RDMA"), std::string::npos) << cuda.ToString();
+}
+
+}  // namespace
+}  // namespace xfer::launch
