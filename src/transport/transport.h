@@ -132,10 +132,12 @@ class Endpoint {
   virtual ~Endpoint() = default;
 
   // One-sided WRITE of every entry's [local, local+length) to [remote,
-  // remote+length) in the peer's memory, all-or-nothing at posting time.
+  // remote+length) in the peer's memory. An error return moved nothing.
   // The request completes when every byte is in the peer's memory (for a
   // transport whose completion comes from the peer, when the peer said
-  // so), or fails with the first part's error. Errors: kConnectionLost
+  // so), or fails with the first part's error; a failure found after
+  // posting (by the target, as tcp checks each frame there, or a region
+  // the peer revoked meanwhile) may leave the batch's other entries landed. Errors: kConnectionLost
   // (closed), kOutOfRange (a remote range the peer has revoked since the
   // engine's check), kResourceExhausted (queues full: retry), kInvalidArgument
   // (a batch the transport can never take, e.g. more work requests than a

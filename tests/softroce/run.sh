@@ -386,6 +386,7 @@ if want libxfer; then
       fail "$(basename "$suite") $filter"; tail -30 "$log/g.out"
     fi
   }
+  run_gtest "$build/tests/conformance_tests" '*/verbs'
   run_gtest "$build/tests/transport_verbs_tests" '*'
   run_gtest "$build/tests/core_tests" '*verbs*:*Verbs*'
   # The host run skips this one (no device); here it must list rxe0/rxe1.

@@ -9,6 +9,7 @@
 namespace xfer::testing {
 
 TestMemory::~TestMemory() {
+  regions_.insert(regions_.end(), withdrawn_.begin(), withdrawn_.end());
   for (auto& r : regions_) {
     if (r.fd >= 0) {
       munmap(r.address, r.length);
@@ -35,9 +36,19 @@ transport::LocalRegionView TestMemory::Add(size_t length, Access access, bool me
     if (view.address == nullptr) throw std::runtime_error("aligned_alloc failed");
   }
   std::lock_guard lock(mu_);
-  view.id = regions_.size() + 1;
+  view.id = regions_.size() + withdrawn_.size() + 1;
   regions_.push_back(view);
   return view;
+}
+
+void TestMemory::Withdraw(uint64_t id) {
+  std::lock_guard lock(mu_);
+  for (auto it = regions_.begin(); it != regions_.end(); ++it) {
+    if (it->id != id) continue;
+    withdrawn_.push_back(*it);
+    regions_.erase(it);
+    return;
+  }
 }
 
 Result<MemoryKind> TestMemory::Locate(uint64_t address, uint64_t length, Access needed) const {

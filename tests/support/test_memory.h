@@ -19,6 +19,11 @@ class TestMemory : public transport::LocalMemory {
   // heap memory registered with fd -1). Returns its view.
   transport::LocalRegionView Add(size_t length, Access access, bool memfd = true);
 
+  // Takes region `id` out of the table, as Engine::DeregisterMemory does
+  // before it revokes the region; its memory stays mapped until the
+  // TestMemory is destroyed, so a test can check it was left untouched.
+  void Withdraw(uint64_t id);
+
   Result<MemoryKind> Locate(uint64_t address, uint64_t length, Access needed) const override;
   std::vector<transport::LocalRegionView> Snapshot() const override;
 
@@ -27,7 +32,8 @@ class TestMemory : public transport::LocalMemory {
 
  private:
   mutable std::mutex mu_;
-  std::vector<transport::LocalRegionView> regions_;
+  std::vector<transport::LocalRegionView> regions_;    // registered
+  std::vector<transport::LocalRegionView> withdrawn_;  // kept mapped until destruction
 };
 
 }  // namespace xfer::testing

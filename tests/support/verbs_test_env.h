@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "xfer/engine.h"
 
@@ -61,6 +62,16 @@ inline VerbsTestDevices TestVerbsDevices() {
 inline TransportOptions VerbsDeviceOptions(const std::string& device) {
   if (device.empty()) return {};
   return {{"device", device}};
+}
+
+// The settings a transport test gives transport `name` on the initiator's
+// or the target's side: for verbs, the devices XFER_TEST_VERBS_DEVICES
+// names; none for the others. The one place tests map a transport's name
+// to its test environment.
+inline TransportOptions TestTransportOptions(std::string_view name, bool initiator) {
+  if (name != "verbs") return {};
+  const VerbsTestDevices devices = TestVerbsDevices();
+  return VerbsDeviceOptions(initiator ? devices.initiator : devices.target);
 }
 
 // Adds VerbsDeviceOptions(device) to `options`, when there are any.

@@ -1,5 +1,6 @@
-// WRITE and READ through two real tcp endpoints: every byte lands, over one
-// and several streams, in batches, concurrently, and in both directions.
+// WRITE and READ through two real tcp endpoints, beyond the conformance
+// suite (tests/conformance/): many threads, interleaved small ops, both
+// directions at once, over one and several streams.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -29,75 +30,6 @@ class TcpOneSidedTest : public ::testing::TestWithParam<uint32_t> {
   LocalRegionView a_;  // initiator's region
   LocalRegionView b_;  // target's region
 };
-
-TEST_P(TcpOneSidedTest, WriteLandsByteForByte) {
-  uint32_t seed = 1;
-  for (size_t size :
-       {size_t{1}, size_t{7}, size_t{4096}, size_t{65537}, size_t{1} << 20, size_t{8} << 20}) {
-    FillPattern(Bytes(a_), size, seed);
-    std::memset(Bytes(b_), 0, size + 1);
-    TransferEntry entry{Bytes(a_), Addr(Bytes(b_)), size};
-    TransferRequest request;
-    ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, request, seed).ok());
-    ASSERT_TRUE(request.Wait(kWait).ok()) << size << ": " << request.Test().ToString();
-    EXPECT_EQ(request.bytes(), size);
-    EXPECT_EQ(FirstPatternMismatch(Bytes(b_), size, seed), size) << size;
-    EXPECT_EQ(Bytes(b_)[size], 0) << "wrote past the end for size " << size;
-    ++seed;
-  }
-}
-
-TEST_P(TcpOneSidedTest, ReadFetchesByteForByte) {
-  uint32_t seed = 100;
-  for (size_t size :
-       {size_t{1}, size_t{7}, size_t{4096}, size_t{65537}, size_t{1} << 20, size_t{8} << 20}) {
-    FillPattern(Bytes(b_), size, seed);
-    std::memset(Bytes(a_), 0, size + 1);
-    TransferEntry entry{Bytes(a_), Addr(Bytes(b_)), size};
-    TransferRequest request;
-    ASSERT_TRUE(pair_.initiator->PostRead({&entry, 1}, request, seed).ok());
-    ASSERT_TRUE(request.Wait(kWait).ok()) << size << ": " << request.Test().ToString();
-    EXPECT_EQ(request.bytes(), size);
-    EXPECT_EQ(FirstPatternMismatch(Bytes(a_), size, seed), size) << size;
-    EXPECT_EQ(Bytes(a_)[size], 0) << "read past the end for size " << size;
-    ++seed;
-  }
-}
-
-// A batch scatters to distinct offsets; all of it must land before the one
-// request completes, with the byte count of the whole batch.
-TEST_P(TcpOneSidedTest, BatchesCompleteAsOneRequest) {
-  constexpr size_t kEntries = 16;
-  std::vector<TransferEntry> entries;
-  size_t offset = 0;
-  size_t total = 0;
-  for (size_t i = 0; i < kEntries; ++i) {
-    size_t size = 1000 * (i + 1) + i;
-    FillPattern(Bytes(a_) + offset, size, static_cast<uint32_t>(i));
-    entries.push_back({Bytes(a_) + offset, Addr(Bytes(b_) + offset), size});
-    offset += size + 100;
-    total += size;
-  }
-  TransferRequest write;
-  ASSERT_TRUE(pair_.initiator->PostWrite(entries, write, 0).ok());
-  ASSERT_TRUE(write.Wait(kWait).ok()) << write.Test().ToString();
-  EXPECT_EQ(write.bytes(), total);
-  for (size_t i = 0; i < kEntries; ++i) {
-    uint8_t* at = Bytes(b_) + (entries[i].remote - Addr(Bytes(b_)));
-    EXPECT_EQ(FirstPatternMismatch(at, entries[i].length, static_cast<uint32_t>(i)),
-              entries[i].length);
-  }
-  // Read the same ranges back into a cleared local buffer.
-  std::memset(Bytes(a_), 0, offset);
-  TransferRequest read;
-  ASSERT_TRUE(pair_.initiator->PostRead(entries, read, 1).ok());
-  ASSERT_TRUE(read.Wait(kWait).ok()) << read.Test().ToString();
-  EXPECT_EQ(read.bytes(), total);
-  for (size_t i = 0; i < kEntries; ++i) {
-    EXPECT_EQ(FirstPatternMismatch(entries[i].local, entries[i].length, static_cast<uint32_t>(i)),
-              entries[i].length);
-  }
-}
 
 // Many requests in flight at once on every stream, from two threads: the
 // per-socket FIFOs must match every response to its request.
