@@ -201,7 +201,9 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
     }
   }
   auto& endpoint = connection->endpoint();
-  stream %= connection->info().streams;
+  // A compare, not a division, in the common case of an in-range stream.
+  const uint32_t streams = connection->info().streams;
+  if (stream >= streams) stream %= streams;
   return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
                               : endpoint.PostRead(entries, request, stream);
 }
@@ -218,8 +220,9 @@ Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
   auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
+  const uint32_t streams = connection->info().streams;
   return connection->endpoint().PostSend(data, length, request,
-                                         stream % connection->info().streams);
+                                         stream < streams ? stream : stream % streams);
 }
 
 Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, TransferRequest& request) {
