@@ -132,14 +132,15 @@ Status RevocationTable::Revoke(uint64_t region_id, Deadline deadline,
   });
   if (slot == slots_ + count_) return Status::Ok();
   // seq_cst store before AwaitNoCopies' seq_cst load: see the header.
-  std::atomic_ref<uint32_t>(slot->revoked).store(1, std::memory_order_seq_cst);
+  std::atomic_ref<uint32_t>(slot->revoked).fetch_or(kRevoked, std::memory_order_seq_cst);
   return AwaitNoCopies(*slot, deadline, peer_exited);
 }
 
 Status RevocationTable::RevokeAll(Deadline deadline,
                                   const std::function<bool()>& peer_exited) const {
   for (size_t i = 0; i < count_; ++i) {
-    std::atomic_ref<uint32_t>(slots_[i].revoked).store(1, std::memory_order_seq_cst);
+    std::atomic_ref<uint32_t>(slots_[i].revoked).fetch_or(kRevoked | kClosing,
+                                                         std::memory_order_seq_cst);
   }
   Status first_failure;
   for (size_t i = 0; i < count_; ++i) {

@@ -42,12 +42,25 @@ namespace xfer::transport::shm {
 // processes mapping the same page.
 struct RevocationSlot {
   uint64_t region_id = 0;  // written once by the owner before sharing
-  uint32_t revoked = 0;    // 0 or 1; raised once by the owner
+  uint32_t revoked = 0;    // kRevoked[ | kClosing] bits, raised by the owner; never lowered
   uint32_t copies = 0;     // the peer's copies into the region in progress
 };
 static_assert(sizeof(RevocationSlot) == 16);
 static_assert(std::atomic_ref<uint32_t>::is_always_lock_free);
 static_assert(alignof(RevocationSlot) >= std::atomic_ref<uint32_t>::required_alignment);
+
+// The `revoked` word's bits: the region is withdrawn; and, raised with it by
+// RevokeAll, because the owner is closing the connection (so that the peer,
+// racing the close, reports a lost connection rather than a deregistration).
+inline constexpr uint32_t kRevoked = 1;
+inline constexpr uint32_t kClosing = 2;
+
+// Whether the owner withdrew the region by closing the connection. For the
+// error path, after BeginCopy refused.
+inline bool RevokedByClose(RevocationSlot& slot) {
+  return (std::atomic_ref<uint32_t>(slot.revoked).load(std::memory_order_seq_cst) &
+          kClosing) != 0;
+}
 
 // The peer's side of the protocol, for the posting hot path: one atomic
 // read-modify-write and one load, no lock, no system call.

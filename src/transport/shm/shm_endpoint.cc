@@ -156,6 +156,9 @@ Status ShmEndpoint::AdmitAll(const ResolvedBatch& batch) const {
     const PeerRegion& region = batch.region(i);
     if (!BeginCopy(*region.revocation)) {
       EndAll(batch, i);
+      if (RevokedByClose(*region.revocation)) {
+        return ConnectionLost("shm: the peer closed the connection");
+      }
       return OutOfRange(fmt::format(
           "shm: remote range [{:#x}, +{}) lies in region id {}, which the peer has deregistered",
           batch.entry(i).remote, batch.entry(i).length, region.revocation->region_id));

@@ -81,5 +81,23 @@ TEST(PeerLivenessTest, ALivePeersStalledCopyHoldsARevocationToItsDeadline) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, 200ms);
 }
 
+TEST(PeerLivenessTest, ARevocationByCloseIsToldApartFromADeregistration) {
+  uint8_t memory[2][64];
+  const LocalRegionView views[] = {{7, memory[0], 64, Access::kRemoteReadWrite},
+                                   {8, memory[1], 64, Access::kRemoteReadWrite}};
+  auto table = RevocationTable::Create(views);
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE(table->Revoke(7, Deadline::After(5s), [] { return false; }).ok());
+  EXPECT_FALSE(transport::shm::BeginCopy(table->slot(0)));
+  EXPECT_FALSE(transport::shm::RevokedByClose(table->slot(0)));  // deregistered
+  EXPECT_TRUE(transport::shm::BeginCopy(table->slot(1)));
+  transport::shm::EndCopy(table->slot(1));
+  ASSERT_TRUE(table->RevokeAll(Deadline::After(5s), [] { return false; }).ok());
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(transport::shm::BeginCopy(table->slot(i)));
+    EXPECT_TRUE(transport::shm::RevokedByClose(table->slot(i)));  // the connection is closing
+  }
+}
+
 }  // namespace
 }  // namespace xfer::testing
