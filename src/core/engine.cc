@@ -11,28 +11,38 @@
 namespace xfer {
 namespace {
 
-Result<core::TransportList> EnabledTransports(const EngineOptions& options) {
+// Every entry of options.transport_options names a built-in transport, and
+// that transport accepts its settings; those of a transport the engine
+// leaves out are checked too, since a mistyped key is an error either way.
+Status CheckTransportOptions(const EngineOptions& options,
+                             const transport::TransportRegistry& registry) {
   const std::vector<std::string>& wanted = options.transports;
-  transport::TransportRegistry registry;
-  transport::RegisterBuiltinTransports(registry);
-  core::TransportList list;
-  static const TransportOptions kNoOptions;
-  auto settings_of = [&](std::string_view name) -> const TransportOptions& {
-    auto it = options.transport_options.find(name);
-    return it == options.transport_options.end() ? kNoOptions : it->second;
-  };
   for (const auto& [name, settings] : options.transport_options) {
     const auto* entry = registry.Find(name);
     if (entry == nullptr) {
       return InvalidArgument(fmt::format("options for unknown transport '{}' (this build has: {})",
                                          name, fmt::join(registry.Names(), ", ")));
     }
-    // Checked even when not enabled: a mistyped key is an error either way.
+    // The enabled ones are checked when EnabledTransports creates them.
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) {
       auto checked = entry->create(settings);
       if (!checked.ok()) return checked.status();
     }
   }
+  return Status::Ok();
+}
+
+Result<core::TransportList> EnabledTransports(const EngineOptions& options) {
+  const std::vector<std::string>& wanted = options.transports;
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  XFER_RETURN_IF_ERROR(CheckTransportOptions(options, registry));
+  static const TransportOptions kNoOptions;
+  auto settings_of = [&](std::string_view name) -> const TransportOptions& {
+    auto it = options.transport_options.find(name);
+    return it == options.transport_options.end() ? kNoOptions : it->second;
+  };
+  core::TransportList list;
   const std::vector<std::string> names = wanted.empty() ? registry.Names() : wanted;
   for (const auto& name : names) {
     const auto* entry = registry.Find(name);
