@@ -1,6 +1,10 @@
 // The engine across two real processes, for every transport: data lands
 // byte for byte, bad ranges are refused with memory untouched, and a dead or
 // hostile peer is reported within the timeout.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -395,14 +399,37 @@ TEST(EngineHostileTest, OversizedHandshakeIsRejectedAndReported) {
   EXPECT_NE(peer.status().message().find("rejected"), std::string::npos) << peer.status().ToString();
 }
 
-TEST(EngineHostileTest, ConnectToNothingTimesOut) {
-  auto listener = Listener::Bind({"127.0.0.1", 0});  // bound but never accepted... then closed
-  ASSERT_TRUE(listener.ok());
-  const std::string address = FormatHostPort(listener->local_address());
-  listener->Close();
+// A loopback port that refuses connections for as long as this object lives.
+// The socket is bound but never listens, so a connect gets an RST; it holds
+// the port without SO_REUSEADDR, so no test running alongside can take it
+// (closing a listener and reusing its port races with them).
+class RefusingPort {
+ public:
+  RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in where{};
+    where.sin_family = AF_INET;
+    where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(where);
+    if (fd_.get() < 0 || ::bind(fd_.get(), reinterpret_cast<sockaddr*>(&where), length) != 0 ||
+        ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&where), &length) != 0) {
+      ADD_FAILURE() << ErrnoMessage("binding a refusing port", errno);
+      return;
+    }
+    address_ = "127.0.0.1:" + std::to_string(ntohs(where.sin_port));
+  }
+  const std::string& address() const { return address_; }
+
+ private:
+  UniqueFd fd_;
+  std::string address_;
+};
+
+TEST(EngineHostileTest, ConnectToARefusingPortFailsWithinTheTimeout) {
+  RefusingPort port;
+  ASSERT_FALSE(port.address().empty());
   auto engine = MakeInitiator("tcp");
   const auto start = std::chrono::steady_clock::now();
-  auto peer = engine->Connect(address, {});
+  auto peer = engine->Connect(port.address(), {});
   EXPECT_FALSE(peer.ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
