@@ -8,6 +8,7 @@ packages=(
   build-essential cmake g++ ccache
   libgtest-dev googletest libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
+  libssl-dev        # libcrypto: HMAC-SHA256 of the authenticated handshake
   libibverbs-dev librdmacm-dev ibverbs-providers pkg-config  # rdma-core: the verbs transport
   iperf3            # the tcp baseline in bench/run_baselines.sh
   chromium          # headless rendering check of `xfer report` (tests/e2e)

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -78,6 +79,22 @@ struct EngineOptions {
   // take, or a value it cannot use. Settings of a built-in transport that
   // `transports` leaves out are still checked, then unused.
   std::map<std::string, TransportOptions, std::less<>> transport_options;
+  // A key shared with the peers this engine may talk to. Empty: peers are
+  // not authenticated, and anyone who reaches listen_address learns every
+  // registered region's address, length and access, then may READ and
+  // WRITE them within those bounds. Set (at least 16 bytes; Engine::Create
+  // refuses shorter): every connection, accepted or initiated, opens with a
+  // mutual HMAC-SHA256 challenge-response over fresh nonces from both sides,
+  // and a peer without the same secret is refused before it learns anything
+  // of this engine: no identity, no region, no transport setup. A secret on
+  // one side only refuses the connection on both. Engine::Connect reports a
+  // refusal as kPermissionDenied. The handshake is authenticated, not
+  // encrypted, and the transports' traffic after it is not authenticated.
+  std::string secret;
+  // Receives one line for each connection the acceptor refuses because the
+  // peer failed to authenticate; unset: the line goes to stderr. Called on
+  // the engine's accept thread. The engine keeps serving after a refusal.
+  std::function<void(std::string_view line)> refusal_log;
 };
 
 struct ConnectOptions {

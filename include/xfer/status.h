@@ -21,7 +21,7 @@ enum class StatusCode : uint8_t {
   kInProgress,         // a request is still in flight
   kInvalidArgument,    // the caller passed something malformed
   kNotFound,           // no such peer, region or transport
-  kPermissionDenied,   // the region does not grant the requested access
+  kPermissionDenied,   // the region does not grant the access, or the peer failed authentication
   kOutOfRange,         // an address range falls outside registered memory
   kTimeout,            // a wait ran past its deadline
   kConnectionLost,     // the peer closed, died or reset the connection

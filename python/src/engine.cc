@@ -236,7 +236,8 @@ namespace {
 EngineOptions OptionsFromPython(const std::string& name, const std::string& listen,
                                 const std::optional<std::vector<std::string>>& transports,
                                 double connect_timeout, double io_timeout,
-                                const std::string& verbs_device, int verbs_port) {
+                                const std::string& verbs_device, int verbs_port,
+                                const std::string& secret) {
   if (verbs_port < 1 || verbs_port > 255) {
     throw py::value_error(fmt::format("verbs_port must be in [1, 255], got {}", verbs_port));
   }
@@ -246,6 +247,7 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   if (transports) options.transports = *transports;
   options.connect_timeout = SecondsToMilliseconds(connect_timeout, "connect_timeout");
   options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
+  options.secret = secret;
   TransportOptions verbs;
   if (!verbs_device.empty()) verbs["device"] = verbs_device;
   if (verbs_port != 1) verbs["port"] = std::to_string(verbs_port);
@@ -258,7 +260,8 @@ constexpr const char* kEngineDoc =
 transfers over shm, tcp or RDMA verbs.
 
 Engine(name="xfer", listen="127.0.0.1:0", transports=None,
-       connect_timeout=5.0, io_timeout=10.0, verbs_device="", verbs_port=1)
+       connect_timeout=5.0, io_timeout=10.0, verbs_device="", verbs_port=1,
+       secret=b"")
 
   name             shown in logs and sent to peers in the handshake
   listen           "host:port" to accept peers on; port 0 picks a free port
@@ -271,6 +274,11 @@ Engine(name="xfer", listen="127.0.0.1:0", transports=None,
                    its requests fail with CONNECTION_LOST or TIMEOUT
   verbs_device     the RDMA device of the verbs transport ("" = the first)
   verbs_port       its port, from 1
+  secret           bytes shared with the peers (at least 16): every
+                   connection then opens with a mutual HMAC-SHA256
+                   challenge-response, and a peer without the same secret is
+                   refused (PERMISSION_DENIED) before it learns any region;
+                   b"" (the default) authenticates nobody
 
 Errors raise xfer.Error (INVALID_ARGUMENT for a bad listen address, an
 unknown transport or a zero timeout; IO_ERROR when binding fails);
@@ -290,13 +298,15 @@ void BindEngine(py::module_& module) {
       .def(py::init([](const std::string& name, const std::string& listen,
                        const std::optional<std::vector<std::string>>& transports,
                        double connect_timeout, double io_timeout, const std::string& verbs_device,
-                       int verbs_port) {
-             return std::make_unique<PythonEngine>(OptionsFromPython(
-                 name, listen, transports, connect_timeout, io_timeout, verbs_device, verbs_port));
+                       int verbs_port, const py::bytes& secret) {
+             return std::make_unique<PythonEngine>(
+                 OptionsFromPython(name, listen, transports, connect_timeout, io_timeout,
+                                   verbs_device, verbs_port, std::string(secret)));
            }),
            py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
            py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
-           py::arg("io_timeout") = 10.0, py::arg("verbs_device") = "", py::arg("verbs_port") = 1)
+           py::arg("io_timeout") = 10.0, py::arg("verbs_device") = "", py::arg("verbs_port") = 1,
+           py::arg("secret") = py::bytes())
       .def_property_readonly("listen_address", &PythonEngine::ListenAddress,
                              "The bound 'host:port' (the real port when listen asked for port 0), "
                              "or '' when not listening.")

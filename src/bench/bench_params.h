@@ -97,6 +97,9 @@ struct BenchParams {
   // the measured fraction of it (bench/run_ceilings.h).
   bool efficiency = false;
   std::chrono::milliseconds timeout{10000};  // --timeout: every wait on the peer
+  // --secret-file: the engine's EngineOptions::secret; "" = none. Never
+  // sent to the peer: each side reads its own file.
+  std::string secret;
   // --accept_timeout: how long a server waits for its client to show up.
   std::chrono::milliseconds accept_timeout{600000};
 

@@ -24,6 +24,15 @@ Result<std::unique_ptr<Engine>> MakeEngine(const BenchParams& params, std::strin
   if (!params.transport.empty()) options.transports = {params.transport};
   options.connect_timeout = params.timeout;
   options.io_timeout = params.timeout;
+  options.secret = params.secret;
+  // The engine's verbs transport, where an authenticated run takes it
+  // (launch::ChooseStack): perftest's device flags, those that were typed.
+  TransportOptions verbs;
+  if (!params.verbs.device.empty()) verbs["device"] = params.verbs.device;
+  if (params.verbs.ib_port != 1) verbs["port"] = std::to_string(params.verbs.ib_port);
+  if (params.verbs.gid_index) verbs["gid_index"] = std::to_string(*params.verbs.gid_index);
+  if (params.verbs.mtu) verbs["mtu"] = std::to_string(*params.verbs.mtu);
+  if (!verbs.empty()) options.transport_options["verbs"] = std::move(verbs);
   return Engine::Create(options);
 }
 

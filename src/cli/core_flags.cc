@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/flag_table.h"
+#include "cli/secret_file.h"
 #include "cli/value_parse.h"
 
 namespace xfer::cli {
@@ -87,6 +88,13 @@ Status ApplyJson(const FlagSpec& spec, std::string_view value,
     return InvalidArgument(DisplayName(spec) + ": empty file name");
   }
   state.params.json_path = std::string(value);
+  return Status::Ok();
+}
+
+Status ApplySecretFile(const FlagSpec&, std::string_view value, ParseState& state) {
+  auto secret = ReadSecretFile(std::string(value));
+  if (!secret.ok()) return secret.status();
+  state.params.secret = std::move(secret.value());
   return Status::Ok();
 }
 
@@ -241,6 +249,10 @@ constexpr FlagSpec kCoreFlags[] = {
     {'\0', "accept_timeout", "<seconds>", S::kAll, G::kXfer,
      "How long a server waits for its client to connect", DefaultAcceptTimeout,
      SetSeconds<&BenchParams::accept_timeout>},
+    {'\0', "secret-file", "<file>", S::kAll, G::kXfer,
+     "Authenticate the engines with the secret in <file> (mode 600; both sides); runs on "
+     "the engine, never on perftest's wire protocol, which has no place for one",
+     nullptr, ApplySecretFile},
     {'\0', "json", "<file>", S::kAll, G::kXfer,
      "Also write the results as JSON to <file>", nullptr, ApplyJson},
     {'\0', "efficiency", "", S::kBandwidth, G::kXfer,

@@ -11,6 +11,7 @@
 #include "bench/matrix/block_size.h"
 #include "bench/matrix/memory_placement.h"
 #include "cli/matrix_values.h"
+#include "cli/secret_file.h"
 #include "cli/value_parse.h"
 #include "xfer/engine.h"
 
@@ -34,7 +35,7 @@ struct MatrixText {
   std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
       loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
       use_cuda,
-      gid_index, json, csv, markdown;
+      gid_index, json, csv, markdown, secret_file;
 };
 
 // CLI11 only collects the text; xfer parses it (see MatrixText).
@@ -63,6 +64,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   app.add_flag("--efficiency", t.efficiency, "print each cell as a fraction of its ceiling");
   Text(app, "--timeout", t.timeout, "seconds: every wait on the peer (default 10)");
   Text(app, "--accept_timeout", t.accept_timeout, "seconds the target waits (default 600)");
+  Text(app, "--secret-file", t.secret_file, "the engines' shared secret (mode 600)");
   Text(app, "-d,--ib-dev", t.device, "RDMA device of the verbs transport");
   Text(app, "-i,--ib-port", t.ib_port, "its port (default 1)");
   Text(app, "-x,--gid-index", t.gid_index, "its GID index (default: automatic)");
@@ -181,6 +183,11 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
   XFER_RETURN_IF_ERROR(ParseCount(t.port, "-p/--port", 1, 65535, c.port));
   XFER_RETURN_IF_ERROR(ParseSeconds(t.timeout, "--timeout", c.timeout));
   XFER_RETURN_IF_ERROR(ParseSeconds(t.accept_timeout, "--accept_timeout", c.accept_timeout));
+  if (t.secret_file) {
+    auto secret = ReadSecretFile(*t.secret_file);
+    if (!secret.ok()) return secret.status();
+    c.secret = std::move(secret.value());
+  }
   if (t.device) {
     if (t.device->empty()) return InvalidArgument("-d/--ib-dev: empty device name");
     c.verbs.device = *t.device;
@@ -256,6 +263,9 @@ std::string MatrixHelp() {
       "  --timeout SECONDS     bound on every wait: a sample, a control message,\n"
       "                        connecting (default 10)\n"
       "  --accept_timeout S    how long the target waits for its initiator (default 600)\n"
+      "  --secret-file FILE    authenticate the engines with the secret in FILE (only its\n"
+      "                        owner may read it): a peer without it is refused before\n"
+      "                        it learns any region; both sides need the same FILE\n"
       "  -p, --port PORT       control port (default 18515)\n"
       "  -d, --ib-dev DEV      RDMA device of the verbs transport (default: the first)\n"
       "  -i, --ib-port PORT    its port (default 1)\n"

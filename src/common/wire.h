@@ -4,6 +4,8 @@
 #ifndef XFER_COMMON_WIRE_H_
 #define XFER_COMMON_WIRE_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,6 +27,7 @@ class WireWriter {
     U16(static_cast<uint16_t>(s.size()));
     bytes_.insert(bytes_.end(), s.begin(), s.end());
   }
+  void Bytes(std::span<const uint8_t> raw) { bytes_.insert(bytes_.end(), raw.begin(), raw.end()); }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
  private:
@@ -49,6 +52,13 @@ class WireReader {
     if (bytes_.size() - pos_ < n) return Truncated();
     s.assign(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
     pos_ += n;
+    return Status::Ok();
+  }
+  // Exactly out.size() raw bytes (a fixed-size field: a nonce, a MAC).
+  Status Bytes(std::span<uint8_t> out) {
+    if (bytes_.size() - pos_ < out.size()) return Truncated();
+    std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos_), out.size(), out.begin());
+    pos_ += out.size();
     return Status::Ok();
   }
   size_t remaining() const { return bytes_.size() - pos_; }

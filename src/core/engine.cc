@@ -1,6 +1,7 @@
 // Engine::Create: validates options, instantiates the enabled transports and
 // binds the listener. Plus the synchronous Transfer convenience.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,12 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (options.connect_timeout.count() <= 0 || options.io_timeout.count() <= 0) {
     return InvalidArgument("timeouts must be positive");
   }
+  std::optional<core::SharedSecret> secret;
+  if (!options.secret.empty()) {
+    auto created = core::SharedSecret::Create(options.secret);
+    if (!created.ok()) return created.status().WithContext("EngineOptions::secret");
+    secret.emplace(std::move(created.value()));
+  }
   auto transports = EnabledTransports(options);
   if (!transports.ok()) return transports.status();
   std::unique_ptr<Listener> listener;
@@ -84,7 +91,8 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
     listener = std::make_unique<Listener>(std::move(bound.value()));
   }
   return std::unique_ptr<Engine>(
-      new core::EngineImpl(options, std::move(transports.value()), std::move(listener)));
+      new core::EngineImpl(options, std::move(secret), std::move(transports.value()),
+                           std::move(listener)));
 }
 
 Status Engine::Transfer(PeerId peer, OpCode op, std::span<const TransferEntry> entries,

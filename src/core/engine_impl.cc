@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include <vector>
@@ -16,11 +18,17 @@ constexpr auto kAcceptPoll = std::chrono::milliseconds(100);
 
 uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+EngineOptions WithoutSecret(EngineOptions options) {
+  options.secret.clear();
+  return options;
+}
+
 }  // namespace
 
-EngineImpl::EngineImpl(const EngineOptions& options, TransportList transports,
-                       std::unique_ptr<Listener> listener)
-    : options_(options),
+EngineImpl::EngineImpl(const EngineOptions& options, std::optional<SharedSecret> secret,
+                       TransportList transports, std::unique_ptr<Listener> listener)
+    : options_(WithoutSecret(options)),
+      secret_(std::move(secret)),
       identity_{options.name, static_cast<int32_t>(getpid()), LocalHostIdentity()},
       transports_(std::move(transports)),
       devices_(cuda::DeviceRuntime::Create()),
@@ -40,8 +48,13 @@ std::string EngineImpl::listen_address() const {
 }
 
 ConnectContext EngineImpl::Context() {
-  return ConnectContext{identity_,        transports_,          memory_, *devices_,
-                        options_.connect_timeout, options_.io_timeout};
+  return ConnectContext{identity_,
+                        transports_,
+                        memory_,
+                        *devices_,
+                        options_.connect_timeout,
+                        options_.io_timeout,
+                        secret_ ? &*secret_ : nullptr};
 }
 
 void EngineImpl::AcceptLoop() {
@@ -51,8 +64,12 @@ void EngineImpl::AcceptLoop() {
     // The handshake runs here, bounded by connect_timeout: a peer that
     // stalls delays the next accept by at most that long.
     std::shared_lock setup(setup_mu_);
+    const std::string from = socket->PeerHost();
     auto connection = AcceptFromPeer(Context(), std::move(socket.value()));
     if (!connection.ok()) {
+      if (connection.status().code() == StatusCode::kPermissionDenied) {
+        LogRefusal(from, connection.status());
+      }
       std::lock_guard lock(accepted_mu_);
       last_accept_error_ = connection.status().ToString();
       continue;
@@ -66,6 +83,17 @@ void EngineImpl::AcceptLoop() {
     }
     accepted_.push_back(*id);
     accepted_cv_.notify_all();
+  }
+}
+
+void EngineImpl::LogRefusal(const std::string& from, const Status& why) const {
+  const std::string line = fmt::format("xfer engine '{}': refused a connection from {}: {}",
+                                       options_.name, from.empty() ? "an unknown address" : from,
+                                       why.message());
+  if (options_.refusal_log) {
+    options_.refusal_log(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
   }
 }
 

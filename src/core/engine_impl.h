@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "core/memory_registry.h"
 #include "core/peer_connection.h"
 #include "core/peer_table.h"
+#include "core/shared_secret.h"
 #include "xfer/engine.h"
 
 namespace xfer::core {
@@ -22,8 +24,8 @@ namespace xfer::core {
 class EngineImpl final : public Engine {
  public:
   // Use Engine::Create. `transports` is non-empty, best first.
-  EngineImpl(const EngineOptions& options, TransportList transports,
-             std::unique_ptr<Listener> listener);
+  EngineImpl(const EngineOptions& options, std::optional<SharedSecret> secret,
+             TransportList transports, std::unique_ptr<Listener> listener);
   ~EngineImpl() override;
 
   std::string listen_address() const override;
@@ -43,6 +45,8 @@ class EngineImpl final : public Engine {
 
  private:
   void AcceptLoop();
+  // One line naming the refused peer and why, to options_.refusal_log.
+  void LogRefusal(const std::string& from, const Status& why) const;
   ConnectContext Context();
   Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
   Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
@@ -53,7 +57,8 @@ class EngineImpl final : public Engine {
   // kNotSupported for memory no transport sends or receives.
   static Status CheckMessageMemory(MemoryKind kind);
 
-  const EngineOptions options_;
+  const EngineOptions options_;  // its `secret` emptied: the key lives in secret_
+  const std::optional<SharedSecret> secret_;
   const PeerIdentity identity_;
   const TransportList transports_;
   const std::unique_ptr<cuda::DeviceRuntime> devices_;  // outlives memory_

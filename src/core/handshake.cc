@@ -9,7 +9,7 @@
 namespace xfer::core {
 namespace {
 
-enum class MessageType : uint8_t { kHello = 1, kHelloReply = 2 };
+enum class MessageType : uint8_t { kHello = 1, kHelloReply = 2, kAuthOffer = 3, kAuthChallenge = 4 };
 
 void PutHeader(WireWriter& w, MessageType type) {
   w.U32(kHandshakeMagic);
@@ -117,6 +117,16 @@ Status GetRegions(WireReader& r, std::vector<RemoteRegion>& regions) {
   return ValidateRegions(regions);
 }
 
+Status GetAuthMode(WireReader& r, AuthMode& mode) {
+  uint8_t raw = 0;
+  XFER_RETURN_IF_ERROR(r.U8(raw));
+  if (raw > static_cast<uint8_t>(AuthMode::kHmacSha256)) {
+    return ProtocolError(fmt::format("peer offers unknown authentication mode {}", raw));
+  }
+  mode = static_cast<AuthMode>(raw);
+  return Status::Ok();
+}
+
 Status GetStreams(WireReader& r, uint32_t& streams) {
   XFER_RETURN_IF_ERROR(r.U32(streams));
   if (streams == 0 || streams > 1024) {
@@ -126,6 +136,44 @@ Status GetStreams(WireReader& r, uint32_t& streams) {
 }
 
 }  // namespace
+
+std::vector<uint8_t> EncodeAuthOffer(const AuthOffer& offer) {
+  WireWriter w;
+  PutHeader(w, MessageType::kAuthOffer);
+  w.U8(static_cast<uint8_t>(offer.mode));
+  w.Bytes(offer.initiator_nonce);
+  return w.bytes();
+}
+
+Result<AuthOffer> DecodeAuthOffer(std::span<const uint8_t> bytes) {
+  WireReader r(bytes);
+  AuthOffer offer;
+  XFER_RETURN_IF_ERROR(GetHeader(r, MessageType::kAuthOffer));
+  XFER_RETURN_IF_ERROR(GetAuthMode(r, offer.mode));
+  XFER_RETURN_IF_ERROR(r.Bytes(offer.initiator_nonce));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return offer;
+}
+
+std::vector<uint8_t> EncodeAuthChallenge(const AuthChallenge& challenge) {
+  WireWriter w;
+  PutHeader(w, MessageType::kAuthChallenge);
+  w.U8(static_cast<uint8_t>(challenge.mode));
+  w.Bytes(challenge.acceptor_nonce);
+  w.Bytes(challenge.acceptor_proof);
+  return w.bytes();
+}
+
+Result<AuthChallenge> DecodeAuthChallenge(std::span<const uint8_t> bytes) {
+  WireReader r(bytes);
+  AuthChallenge challenge;
+  XFER_RETURN_IF_ERROR(GetHeader(r, MessageType::kAuthChallenge));
+  XFER_RETURN_IF_ERROR(GetAuthMode(r, challenge.mode));
+  XFER_RETURN_IF_ERROR(r.Bytes(challenge.acceptor_nonce));
+  XFER_RETURN_IF_ERROR(r.Bytes(challenge.acceptor_proof));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return challenge;
+}
 
 std::vector<uint8_t> EncodeHello(const Hello& hello) {
   WireWriter w;

@@ -1,13 +1,18 @@
-// The engines' handshake on the control connection: who the peers are, which
-// transport carries the connection, and each side's region table.
+// The engines' handshake on the control connection: whether the peers
+// share a secret, who they are, which transport carries the connection, and
+// each side's region table.
 //
+//   initiator -> acceptor : AuthOffer     (mode, initiator nonce)
+//   acceptor  -> initiator: AuthChallenge (mode, acceptor nonce, acceptor
+//                                          proof)
 //   initiator -> acceptor : Hello      (identity, allowed transports, forced
 //                                       transport, streams, regions)
 //   acceptor  -> initiator: HelloReply (status, chosen transport, streams,
 //                                       identity, regions)
 //
-// Both messages travel as Socket::SendMessage frames; the decoders treat
-// every byte as hostile.
+// With a shared secret, the Hello and the HelloReply carry a MAC over both
+// nonces (see authenticated_channel.h). Every message travels as a
+// Socket::SendMessage frame; the decoders treat every byte as hostile.
 #ifndef XFER_CORE_HANDSHAKE_H_
 #define XFER_CORE_HANDSHAKE_H_
 
@@ -17,17 +22,33 @@
 #include <vector>
 
 #include "core/host_identity.h"
+#include "core/shared_secret.h"
 #include "xfer/memory.h"
 #include "xfer/status.h"
 
 namespace xfer::core {
 
 inline constexpr uint32_t kHandshakeMagic = 0x52454658;  // "XFER"
-inline constexpr uint16_t kHandshakeVersion = 2;  // 2: regions carry their memory kind
+// 2: regions carry their memory kind; 3: the authentication exchange.
+inline constexpr uint16_t kHandshakeVersion = 3;
 inline constexpr size_t kMaxHandshakeBytes = 1 << 20;
 inline constexpr size_t kMaxRegions = 4096;
 inline constexpr size_t kMaxTransports = 16;
 inline constexpr size_t kMaxNameLength = 256;
+
+// How a side authenticates: kNone when it has no secret.
+enum class AuthMode : uint8_t { kNone = 0, kHmacSha256 = 1 };
+
+struct AuthOffer {
+  AuthMode mode = AuthMode::kNone;
+  Nonce initiator_nonce{};
+};
+
+struct AuthChallenge {
+  AuthMode mode = AuthMode::kNone;
+  Nonce acceptor_nonce{};  // kNone: zero
+  Mac acceptor_proof{};    // kNone: zero
+};
 
 struct PeerIdentity {
   std::string name;
@@ -52,13 +73,17 @@ struct HelloReply {
   std::vector<RemoteRegion> regions;
 };
 
+std::vector<uint8_t> EncodeAuthOffer(const AuthOffer& offer);
+std::vector<uint8_t> EncodeAuthChallenge(const AuthChallenge& challenge);
 std::vector<uint8_t> EncodeHello(const Hello& hello);
 std::vector<uint8_t> EncodeHelloReply(const HelloReply& reply);
 
 // Errors: kProtocolError naming the first field that does not parse: bad
-// magic or version, truncation, trailing bytes, more than the kMax* limits,
+// magic or version, truncation, trailing bytes, an unknown AuthMode, more than the kMax* limits,
 // zero streams, or a region table that is empty-length, wraps the address
 // space or overlaps itself.
+Result<AuthOffer> DecodeAuthOffer(std::span<const uint8_t> bytes);
+Result<AuthChallenge> DecodeAuthChallenge(std::span<const uint8_t> bytes);
 Result<Hello> DecodeHello(std::span<const uint8_t> bytes);
 Result<HelloReply> DecodeHelloReply(std::span<const uint8_t> bytes);
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/authenticated_channel.h"
+
 namespace xfer::core {
 namespace {
 
@@ -145,11 +147,14 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
   auto control = ConnectTcp(address, deadline);
   if (!control.ok()) return control.status();
 
+  auto channel = AuthenticatedChannel::Initiate(*control, ctx.secret, deadline);
+  if (!channel.ok()) return channel.status().WithContext("handshake");
+
   auto announced = ctx.memory.Snapshot();
   Hello hello{ctx.local, offered, options.transport, options.streams,
               DescribeRegions(announced)};
-  XFER_RETURN_IF_ERROR(control->SendMessage(EncodeHello(hello), deadline));
-  auto bytes = control->RecvMessage(kMaxHandshakeBytes, deadline);
+  XFER_RETURN_IF_ERROR(channel->Send(EncodeHello(hello), "hello", deadline));
+  auto bytes = channel->Receive(kMaxHandshakeBytes, "reply", deadline);
   if (!bytes.ok()) return bytes.status().WithContext("handshake");
   auto reply = DecodeHelloReply(*bytes);
   if (!reply.ok()) return reply.status().WithContext("handshake");
@@ -230,8 +235,21 @@ Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
 
 Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx, Socket control) {
   const Deadline deadline = Deadline::After(ctx.connect_timeout);
-  auto bytes = control.RecvMessage(kMaxHandshakeBytes, deadline);
-  if (!bytes.ok()) return bytes.status().WithContext("handshake");
+  // Nothing of this engine (identity, transports, regions) goes out before
+  // the channel stands: a peer that fails to authenticate learns nothing.
+  auto channel = AuthenticatedChannel::Answer(control, ctx.secret, deadline);
+  if (!channel.ok()) return channel.status().WithContext("handshake");
+  auto bytes = channel->Receive(kMaxHandshakeBytes, "hello", deadline);
+  if (!bytes.ok()) {
+    // An initiator with another secret refuses this engine's proof and
+    // hangs up: to this side, that is a refused peer too.
+    if (channel->authenticated() && bytes.status().code() == StatusCode::kConnectionLost) {
+      return PermissionDenied(
+          "the peer hung up instead of proving it knows the secret (it has another one, or "
+          "none)");
+    }
+    return bytes.status().WithContext("handshake");
+  }
   auto hello = DecodeHello(*bytes);
   if (!hello.ok()) return hello.status().WithContext("handshake");
 
@@ -242,7 +260,7 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
     reply.status = chosen.status().code();
     reply.message = chosen.status().message();
     // Best effort: the refusal is only a courtesy to the initiator.
-    (void)control.SendMessage(EncodeHelloReply(reply), deadline);
+    (void)channel->Send(EncodeHelloReply(reply), "reply", deadline);
     return chosen.status();
   }
   transport::Transport* transport = *chosen;
@@ -250,7 +268,7 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
   reply.streams = std::min(hello->streams, transport->capabilities().max_streams);
   auto announced = ctx.memory.Snapshot();
   reply.regions = DescribeRegions(announced);
-  XFER_RETURN_IF_ERROR(control.SendMessage(EncodeHelloReply(reply), deadline));
+  XFER_RETURN_IF_ERROR(channel->Send(EncodeHelloReply(reply), "reply", deadline));
 
   transport::RemoteMemory remote(hello->regions);
   auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,

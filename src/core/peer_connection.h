@@ -29,6 +29,7 @@ struct ConnectContext {
   cuda::DeviceRuntime& devices;
   std::chrono::milliseconds connect_timeout;
   std::chrono::milliseconds io_timeout;
+  const SharedSecret* secret;  // null: peers are not authenticated
 };
 
 class PeerConnection {

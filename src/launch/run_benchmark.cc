@@ -39,6 +39,18 @@ Result<BenchRoles> VerbsStack(const BenchParams& params) {
 
 Result<BenchRoles> ChooseStack(const BenchParams& params, BenchObserver& observer) {
 #if XFER_WITH_VERBS
+  // perftest's wire protocol has no place for a secret: an authenticated
+  // run is the engine's, whose handshake carries it (over its own verbs
+  // transport where that is the one chosen). A stock perftest peer cannot
+  // take part in it.
+  if (!params.secret.empty()) {
+    if (params.transport == "verbs" || (params.transport.empty() && HostHasRdmaDevice())) {
+      observer.OnNotice(
+          "--secret-file: running on the engine's authenticated handshake, not perftest's wire "
+          "protocol (which has no place for a secret); a stock perftest peer cannot join");
+    }
+    return EngineStack();
+  }
   if (params.transport == "verbs") return VerbsStack(params);
   if (params.transport.empty()) {
     if (HostHasRdmaDevice()) return VerbsStack(params);

@@ -13,7 +13,9 @@
 
 namespace xfer::launch {
 
-// The stack for `params`: transport "verbs" picks perftest's verbs tests;
+// The stack for `params`: a secret (--secret-file) always picks the
+// engine, which authenticates its peers; transport "verbs" picks
+// perftest's verbs tests;
 // "" picks them when this host has an RDMA device and otherwise the
 // engine, noting to `observer` each verbs flag it then ignores; any other
 // name picks the engine. Errors: kNotSupported for what the chosen stack

@@ -120,5 +120,47 @@ TEST(HandshakeTest, RejectsAbsurdCounts) {
   EXPECT_EQ(DecodeHello(EncodeHello(many)).status().code(), StatusCode::kProtocolError);
 }
 
+TEST(HandshakeTest, AuthMessagesRoundTripAndRefuseWhatDoesNotParse) {
+  AuthOffer offer{AuthMode::kHmacSha256, {}};
+  offer.initiator_nonce.fill(0x5c);
+  auto decoded_offer = DecodeAuthOffer(EncodeAuthOffer(offer));
+  ASSERT_TRUE(decoded_offer.ok()) << decoded_offer.status().ToString();
+  EXPECT_EQ(decoded_offer->mode, AuthMode::kHmacSha256);
+  EXPECT_EQ(decoded_offer->initiator_nonce, offer.initiator_nonce);
+
+  AuthChallenge challenge{AuthMode::kHmacSha256, {}, {}};
+  challenge.acceptor_nonce.fill(0x01);
+  challenge.acceptor_proof.fill(0x02);
+  const std::vector<uint8_t> bytes = EncodeAuthChallenge(challenge);
+  auto decoded = DecodeAuthChallenge(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->acceptor_nonce, challenge.acceptor_nonce);
+  EXPECT_EQ(decoded->acceptor_proof, challenge.acceptor_proof);
+
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    EXPECT_EQ(DecodeAuthChallenge({bytes.data(), cut}).status().code(), StatusCode::kProtocolError);
+  }
+  std::vector<uint8_t> trailing = bytes;
+  trailing.push_back(0);
+  EXPECT_EQ(DecodeAuthChallenge(trailing).status().code(), StatusCode::kProtocolError);
+  std::vector<uint8_t> unknown_mode = EncodeAuthOffer(offer);
+  unknown_mode[7] = 7;  // after magic (4), version (2) and type (1)
+  auto refused = DecodeAuthOffer(unknown_mode);
+  EXPECT_EQ(refused.status().code(), StatusCode::kProtocolError);
+  EXPECT_NE(refused.status().message().find("authentication mode 7"), std::string::npos);
+  // The messages are not interchangeable: an offer is no challenge.
+  EXPECT_EQ(DecodeAuthChallenge(EncodeAuthOffer(offer)).status().code(),
+            StatusCode::kProtocolError);
+}
+
+TEST(HandshakeTest, APeerOfTheVersionBeforeAuthenticationIsNamed) {
+  std::vector<uint8_t> old = EncodeHello(SampleHello());
+  old[4] = 2;  // version, little-endian, after the magic
+  auto refused = DecodeAuthOffer(old);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("version 2"), std::string::npos)
+      << refused.status().ToString();
+}
+
 }  // namespace
 }  // namespace xfer::core

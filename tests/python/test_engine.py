@@ -184,3 +184,23 @@ def test_exception_in_with_block_propagates_after_close():
         with xfer.Engine() as engine:
             raise KeyError("from the block")
     assert engine.closed
+
+
+SECRET = b"a shared secret of 32 bytes....."
+
+
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_engines_sharing_a_secret_connect_and_others_are_refused(transport):
+    with xfer.Engine(transports=[transport], secret=SECRET) as target, \
+            xfer.Engine(listen="", transports=[transport], secret=SECRET) as friend, \
+            xfer.Engine(listen="", transports=[transport], secret=b"another secret of 32 bytes......") as intruder:
+        target.allocate(4096)
+        with raises_status(xfer.StatusCode.PERMISSION_DENIED):
+            intruder.connect(target.listen_address, transport=transport)
+        peer = friend.connect(target.listen_address, transport=transport)
+        assert len(friend.peer_info(peer).regions) == 1
+
+
+def test_a_short_secret_is_refused():
+    with raises_status(xfer.StatusCode.INVALID_ARGUMENT):
+        xfer.Engine(secret=b"short")

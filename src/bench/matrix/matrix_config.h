@@ -55,6 +55,8 @@ struct MatrixConfig {
   VerbsDevice verbs;
   // Every wait: one sample's transfer, each control message, connecting.
   std::chrono::milliseconds timeout{10000};
+  // --secret-file: EngineOptions::secret of both sides' engines; "" = none.
+  std::string secret;
   // Target: how long to wait for the initiator to connect.
   std::chrono::milliseconds accept_timeout{600000};
 

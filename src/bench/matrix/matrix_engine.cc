@@ -12,6 +12,7 @@ Result<std::unique_ptr<Engine>> CreateMatrixEngine(const MatrixConfig& config, s
   options.listen_address = std::move(listen_address);
   options.connect_timeout = config.timeout;
   options.io_timeout = config.timeout;
+  options.secret = config.secret;
   // Only what the flags changed: a build without verbs then takes the
   // defaults, and refuses a verbs flag by name.
   TransportOptions verbs;
