@@ -4,6 +4,8 @@
 #   scripts/build.sh asan      -> build/asan      (ASan + UBSan, for the tests)
 #   scripts/build.sh noverbs   -> build/noverbs   (without RDMA verbs, as on a
 #                                                  host without rdma-core)
+#   scripts/build.sh tsan      -> build/tsan      (ThreadSanitizer: the engine,
+#                                                  transport and bench tests)
 # ccache, where installed, serves the objects the flavours share.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,12 @@ case "$flavour" in
   release) extra=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan)    extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DXFER_SANITIZE=ON) ;;
   noverbs) extra=(-DCMAKE_BUILD_TYPE=Release -DXFER_VERBS=OFF -DXFER_BUILD_BENCHMARKS=OFF) ;;
-  *) echo "usage: $0 release|asan|noverbs" >&2; exit 2 ;;
+  # ThreadSanitizer: only what the "tsan" ctest label runs (tests/CMakeLists.txt).
+  tsan)    extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DXFER_TSAN=ON -DXFER_BUILD_BENCHMARKS=OFF)
+           targets=(transport_shm_tests transport_tcp_tests
+                    conformance_tests core_tests bench_tests launch_tests bench_matrix_tests
+                    xfer_cli) ;;
+  *) echo "usage: $0 release|asan|noverbs|tsan" >&2; exit 2 ;;
 esac
 if command -v ccache >/dev/null; then
   extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -26,4 +33,4 @@ if [[ -x /usr/bin/python3 ]]; then
 fi
 
 cmake -S . -B "build/$flavour" "${extra[@]}" -DXFER_BUILD_TESTS=ON >/dev/null
-cmake --build "build/$flavour" -j "$(nproc)"
+cmake --build "build/$flavour" -j "$(nproc)" ${targets:+--target "${targets[@]}"}

@@ -62,7 +62,7 @@ class XFER_API TransferRequest {
   Status Wait(std::chrono::nanoseconds timeout) const;
 
   // True once the request has finished (successfully or not).
-  bool done() const { return state_.load(std::memory_order_acquire) != kInFlight; }
+  bool done() const { return !InFlight(state_.load(std::memory_order_acquire)); }
 
   // Bytes moved by the finished operation: the batch total for READ/WRITE and
   // send, the received message length for a receive.
@@ -70,13 +70,16 @@ class XFER_API TransferRequest {
 
  private:
   friend class internal::RequestAccess;
-  enum State : uint32_t { kIdle = 0, kInFlight = 1, kDone = 2 };
+  // The low bit is "in flight"; kInFlightSleeping also says that a Wait()
+  // sleeps on the word, so that a request nobody sleeps on completes
+  // without a system call.
+  enum State : uint32_t { kIdle = 0, kInFlight = 1, kDone = 2, kInFlightSleeping = 3 };
+  static bool InFlight(uint32_t state) { return (state & 1) != 0; }
 
-  // 32 bits: Wait() sleeps on it as a futex word.
-  std::atomic<uint32_t> state_{kIdle};
-  // Threads asleep in Wait(); the completer wakes them only when non-zero,
-  // so a request nobody sleeps on completes without a system call.
-  mutable std::atomic<uint32_t> sleepers_{0};
+  // 32 bits: Wait() sleeps on it as a futex word. It is the only field the
+  // completer touches after the request is done (in one exchange), because
+  // the owner may destroy a done request at once.
+  mutable std::atomic<uint32_t> state_{kIdle};
   std::atomic<uint32_t> pending_parts_{0};
   std::atomic<size_t> bytes_{0};
   // Set (release) after error_ is written; lets the success path skip the

@@ -106,12 +106,17 @@ class PeerWatch {
 // last byte of the receive slot. Sets `stopped` instead when
 // config.watch_peer says the peer has finished; fails at once when it says
 // the peer is gone.
-Status AwaitByte(const volatile uint8_t* byte, uint8_t expected, const LatencyConfig& config,
+// The byte is read as an acquire atomic: the peer's WRITE lands the payload
+// before its last byte, and nothing of the payload is read before the byte
+// is seen (an acquire load, not a fence: ThreadSanitizer models loads, not
+// fences).
+Status AwaitByte(uint8_t* byte, uint8_t expected, const LatencyConfig& config,
                  uint64_t seq, bool& stopped) {
   uint64_t spins = 0;
   const uint64_t give_up = NowNs() + ToNs(config.timeout);
   PeerWatch watch(config);
-  while (*byte != expected) {
+  const std::atomic_ref<uint8_t> landed(*byte);
+  while (landed.load(std::memory_order_acquire) != expected) {
     if ((++spins % kSpinsPerCheck) != 0) continue;
     const uint64_t now = NowNs();
     auto finished = watch.Check(now);
@@ -125,7 +130,6 @@ Status AwaitByte(const volatile uint8_t* byte, uint8_t expected, const LatencyCo
                                  config.timeout.count()));
     }
   }
-  std::atomic_thread_fence(std::memory_order_acquire);
   return Status::Ok();
 }
 
@@ -139,7 +143,7 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
                                        const LatencyConfig& config) {
   LatencyPacer pacer(config);
   uint8_t* source = session.local_slot(layout, kSendSlot);
-  const volatile uint8_t* poll = session.local_slot(layout, kReceiveSlot) + config.size - 1;
+  uint8_t* poll = session.local_slot(layout, kReceiveSlot) + config.size - 1;
   const TransferEntry entry{source, session.remote_slot(layout, kReceiveSlot), config.size};
   TransferRequest request;
   for (uint64_t scnt = 0, rcnt = 0; !pacer.Done(scnt, rcnt);) {

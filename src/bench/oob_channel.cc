@@ -14,8 +14,8 @@
 namespace xfer::bench {
 namespace {
 
+
 constexpr uint32_t kOobMagic = 0x424F4658;  // "XFOB"
-constexpr size_t kMaxOobMessage = 4096;
 
 enum MessageType : uint8_t {
   kSetup = 1,
@@ -42,6 +42,20 @@ Status GetDouble(WireReader& r, double& v) {
   uint64_t bits = 0;
   XFER_RETURN_IF_ERROR(r.U64(bits));
   v = std::bit_cast<double>(bits);
+  return Status::Ok();
+}
+
+// Positions `r` after the header of a message of `expected` type.
+Status GetHeader(WireReader& r, MessageType expected) {
+  uint32_t magic = 0;
+  uint8_t type = 0;
+  XFER_RETURN_IF_ERROR(r.U32(magic));
+  if (magic != kOobMagic) return ProtocolError("out-of-band peer is not an xfer bench (bad magic)");
+  XFER_RETURN_IF_ERROR(r.U8(type));
+  if (type != expected) {
+    return ProtocolError(fmt::format("out-of-band: expected message {}, got {}",
+                                     static_cast<int>(expected), type));
+  }
   return Status::Ok();
 }
 
@@ -124,10 +138,10 @@ Result<std::vector<uint8_t>> OobChannel::Recv(uint8_t expected_type) {
   if (type != expected_type) {
     return ProtocolError(fmt::format("out-of-band: expected message {}, got {}", expected_type, type));
   }
-  return std::vector<uint8_t>(body->begin() + 5, body->end());
+  return std::move(*body);  // the whole message: its decoder checks the header again
 }
 
-Status OobChannel::SendSetup(const RunSetup& s) {
+std::vector<uint8_t> EncodeSetupMessage(const RunSetup& s) {
   WireWriter w = Begin(kSetup);
   w.U8(static_cast<uint8_t>(s.verb));
   w.U8(static_cast<uint8_t>(s.kind));
@@ -140,13 +154,14 @@ Status OobChannel::SendSetup(const RunSetup& s) {
   w.U32(s.post_list);
   w.U64(s.buffer_address);
   w.U64(s.buffer_length);
-  return Send(w.bytes());
+  return w.bytes();
 }
 
-Result<RunSetup> OobChannel::RecvSetup() {
-  auto body = Recv(kSetup);
-  if (!body.ok()) return body.status();
-  WireReader r(*body);
+Status OobChannel::SendSetup(const RunSetup& s) { return Send(EncodeSetupMessage(s)); }
+
+Result<RunSetup> DecodeSetupMessage(std::span<const uint8_t> message) {
+  WireReader r(message);
+  XFER_RETURN_IF_ERROR(GetHeader(r, kSetup));
   RunSetup s;
   uint8_t verb = 0, kind = 0, all = 0, duplex = 0;
   XFER_RETURN_IF_ERROR(r.U8(verb));
@@ -173,20 +188,29 @@ Result<RunSetup> OobChannel::RecvSetup() {
   return s;
 }
 
-Status OobChannel::SendSetupReply(const SetupReply& reply) {
+Result<RunSetup> OobChannel::RecvSetup() {
+  auto message = Recv(kSetup);
+  if (!message.ok()) return message.status();
+  return DecodeSetupMessage(*message);
+}
+
+std::vector<uint8_t> EncodeSetupReplyMessage(const SetupReply& reply) {
   WireWriter w = Begin(kSetupReply);
   w.U8(reply.accepted ? 1 : 0);
   w.String(reply.refusal.substr(0, 1024));
   w.U16(reply.engine_port);
   w.U64(reply.buffer_address);
   w.U64(reply.buffer_length);
-  return Send(w.bytes());
+  return w.bytes();
 }
 
-Result<SetupReply> OobChannel::RecvSetupReply() {
-  auto body = Recv(kSetupReply);
-  if (!body.ok()) return body.status();
-  WireReader r(*body);
+Status OobChannel::SendSetupReply(const SetupReply& reply) {
+  return Send(EncodeSetupReplyMessage(reply));
+}
+
+Result<SetupReply> DecodeSetupReplyMessage(std::span<const uint8_t> message) {
+  WireReader r(message);
+  XFER_RETURN_IF_ERROR(GetHeader(r, kSetupReply));
   SetupReply reply;
   uint8_t accepted = 0;
   XFER_RETURN_IF_ERROR(r.U8(accepted));
@@ -199,39 +223,55 @@ Result<SetupReply> OobChannel::RecvSetupReply() {
   return reply;
 }
 
-Status OobChannel::SendBarrier(uint32_t index) {
+Result<SetupReply> OobChannel::RecvSetupReply() {
+  auto message = Recv(kSetupReply);
+  if (!message.ok()) return message.status();
+  return DecodeSetupReplyMessage(*message);
+}
+
+std::vector<uint8_t> EncodeBarrierMessage(uint32_t index) {
   WireWriter w = Begin(kBarrier);
   w.U32(index);
-  return Send(w.bytes());
+  return w.bytes();
+}
+
+Status OobChannel::SendBarrier(uint32_t index) { return Send(EncodeBarrierMessage(index)); }
+
+Result<uint32_t> DecodeBarrierMessage(std::span<const uint8_t> message) {
+  WireReader r(message);
+  XFER_RETURN_IF_ERROR(GetHeader(r, kBarrier));
+  uint32_t index = 0;
+  XFER_RETURN_IF_ERROR(r.U32(index));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return index;
 }
 
 Status OobChannel::RecvBarrier(uint32_t index) {
-  auto body = Recv(kBarrier);
-  if (!body.ok()) return body.status();
-  WireReader r(*body);
-  uint32_t got = 0;
-  XFER_RETURN_IF_ERROR(r.U32(got));
-  XFER_RETURN_IF_ERROR(r.ExpectEnd());
-  if (got != index) {
-    return ProtocolError(fmt::format("out-of-band: peer is at size #{}, this side at #{}", got, index));
+  auto message = Recv(kBarrier);
+  if (!message.ok()) return message.status();
+  auto got = DecodeBarrierMessage(*message);
+  if (!got.ok()) return got.status();
+  if (*got != index) {
+    return ProtocolError(fmt::format("out-of-band: peer is at size #{}, this side at #{}", *got, index));
   }
   return Status::Ok();
 }
 
-Status OobChannel::SendBwResult(const BwResult& result) {
+std::vector<uint8_t> EncodeBwResultMessage(const BwResult& result) {
   WireWriter w = Begin(kBwResult);
   w.U64(result.size);
   w.U64(result.iterations);
   PutDouble(w, result.peak_bytes_per_s);
   PutDouble(w, result.avg_bytes_per_s);
   PutDouble(w, result.msg_rate_mpps);
-  return Send(w.bytes());
+  return w.bytes();
 }
 
-Result<BwResult> OobChannel::RecvBwResult() {
-  auto body = Recv(kBwResult);
-  if (!body.ok()) return body.status();
-  WireReader r(*body);
+Status OobChannel::SendBwResult(const BwResult& result) { return Send(EncodeBwResultMessage(result)); }
+
+Result<BwResult> DecodeBwResultMessage(std::span<const uint8_t> message) {
+  WireReader r(message);
+  XFER_RETURN_IF_ERROR(GetHeader(r, kBwResult));
   BwResult result;
   XFER_RETURN_IF_ERROR(r.U64(result.size));
   XFER_RETURN_IF_ERROR(r.U64(result.iterations));
@@ -242,7 +282,13 @@ Result<BwResult> OobChannel::RecvBwResult() {
   return result;
 }
 
-Status OobChannel::SendLatResult(const LatResult& result) {
+Result<BwResult> OobChannel::RecvBwResult() {
+  auto message = Recv(kBwResult);
+  if (!message.ok()) return message.status();
+  return DecodeBwResultMessage(*message);
+}
+
+std::vector<uint8_t> EncodeLatResultMessage(const LatResult& result) {
   WireWriter w = Begin(kLatResult);
   w.U64(result.size);
   w.U64(result.iterations);
@@ -250,13 +296,14 @@ Status OobChannel::SendLatResult(const LatResult& result) {
                    result.t_stdev_us, result.t_stdev_exact_us, result.p99_us, result.p999_us}) {
     PutDouble(w, v);
   }
-  return Send(w.bytes());
+  return w.bytes();
 }
 
-Result<LatResult> OobChannel::RecvLatResult() {
-  auto body = Recv(kLatResult);
-  if (!body.ok()) return body.status();
-  WireReader r(*body);
+Status OobChannel::SendLatResult(const LatResult& result) { return Send(EncodeLatResultMessage(result)); }
+
+Result<LatResult> DecodeLatResultMessage(std::span<const uint8_t> message) {
+  WireReader r(message);
+  XFER_RETURN_IF_ERROR(GetHeader(r, kLatResult));
   LatResult result;
   XFER_RETURN_IF_ERROR(r.U64(result.size));
   XFER_RETURN_IF_ERROR(r.U64(result.iterations));
@@ -269,19 +316,28 @@ Result<LatResult> OobChannel::RecvLatResult() {
   return result;
 }
 
-Status OobChannel::SendLatDurationResult(const LatDurationResult& result) {
+Result<LatResult> OobChannel::RecvLatResult() {
+  auto message = Recv(kLatResult);
+  if (!message.ok()) return message.status();
+  return DecodeLatResultMessage(*message);
+}
+
+std::vector<uint8_t> EncodeLatDurationResultMessage(const LatDurationResult& result) {
   WireWriter w = Begin(kLatDurationResult);
   w.U64(result.size);
   w.U64(result.iterations);
   PutDouble(w, result.t_avg_us);
   PutDouble(w, result.tps);
-  return Send(w.bytes());
+  return w.bytes();
 }
 
-Result<LatDurationResult> OobChannel::RecvLatDurationResult() {
-  auto body = Recv(kLatDurationResult);
-  if (!body.ok()) return body.status();
-  WireReader r(*body);
+Status OobChannel::SendLatDurationResult(const LatDurationResult& result) {
+  return Send(EncodeLatDurationResultMessage(result));
+}
+
+Result<LatDurationResult> DecodeLatDurationResultMessage(std::span<const uint8_t> message) {
+  WireReader r(message);
+  XFER_RETURN_IF_ERROR(GetHeader(r, kLatDurationResult));
   LatDurationResult result;
   XFER_RETURN_IF_ERROR(r.U64(result.size));
   XFER_RETURN_IF_ERROR(r.U64(result.iterations));
@@ -291,14 +347,20 @@ Result<LatDurationResult> OobChannel::RecvLatDurationResult() {
   return result;
 }
 
+Result<LatDurationResult> OobChannel::RecvLatDurationResult() {
+  auto message = Recv(kLatDurationResult);
+  if (!message.ok()) return message.status();
+  return DecodeLatDurationResultMessage(*message);
+}
+
 Status OobChannel::SendDone() { return Send(Begin(kDone).bytes()); }
 
 Status OobChannel::SendHeartbeat() { return Send(Begin(kHeartbeat).bytes()); }
 
 Status OobChannel::RecvDone() {
-  auto body = Recv(kDone);
-  if (!body.ok()) return body.status();
-  return body->empty() ? Status::Ok() : ProtocolError("out-of-band: malformed Done");
+  auto message = Recv(kDone);
+  if (!message.ok()) return message.status();
+  return message->size() == 5 ? Status::Ok() : ProtocolError("out-of-band: malformed Done");
 }
 
 void OobChannel::SendAbort(const std::string& reason) {

@@ -18,8 +18,11 @@
 #define XFER_BENCH_OOB_CHANNEL_H_
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "bench/bench_params.h"
 #include "bench/results.h"
@@ -56,6 +59,26 @@ RunSetup MakeRunSetup(const BenchParams& params, uint64_t buffer_address, uint64
 // "" when the two setups describe the same run; otherwise a message naming
 // the first flag that differs ("-s/--size: server 65536, client 1024").
 std::string CompareSetups(const RunSetup& server, const RunSetup& client);
+
+// The channel's messages as pure functions, so that their decoders can be
+// tested and fuzzed alone. A message is u32 magic "XFOB", u8 type, then the
+// type's fields, little-endian (common/wire.h); each travels as one
+// Socket::SendMessage frame of at most kMaxOobMessage bytes. A decoder takes
+// the whole message and refuses, with kProtocolError, a bad magic, another
+// type, a malformed field, truncation or trailing bytes.
+inline constexpr size_t kMaxOobMessage = 4096;
+std::vector<uint8_t> EncodeSetupMessage(const RunSetup& setup);
+Result<RunSetup> DecodeSetupMessage(std::span<const uint8_t> message);
+std::vector<uint8_t> EncodeSetupReplyMessage(const SetupReply& reply);
+Result<SetupReply> DecodeSetupReplyMessage(std::span<const uint8_t> message);
+std::vector<uint8_t> EncodeBarrierMessage(uint32_t index);
+Result<uint32_t> DecodeBarrierMessage(std::span<const uint8_t> message);
+std::vector<uint8_t> EncodeBwResultMessage(const BwResult& result);
+Result<BwResult> DecodeBwResultMessage(std::span<const uint8_t> message);
+std::vector<uint8_t> EncodeLatResultMessage(const LatResult& result);
+Result<LatResult> DecodeLatResultMessage(std::span<const uint8_t> message);
+std::vector<uint8_t> EncodeLatDurationResultMessage(const LatDurationResult& result);
+Result<LatDurationResult> DecodeLatDurationResultMessage(std::span<const uint8_t> message);
 
 // Not thread-safe: one thread drives a channel. Every receive waits at most
 // the timeout given at construction.

@@ -14,7 +14,7 @@ class RequestAccess {
  public:
   // True when `request` is in flight (and so must not be submitted again).
   static bool InFlight(const TransferRequest& request) {
-    return request.state_.load(std::memory_order_acquire) == TransferRequest::kInFlight;
+    return TransferRequest::InFlight(request.state_.load(std::memory_order_acquire));
   }
 
   // Marks the request in flight with `parts` parts still to finish.

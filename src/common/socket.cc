@@ -17,8 +17,11 @@
 #include <memory>
 #include <thread>
 
+#include "common/kernel_channel.h"
+
 namespace xfer {
 namespace {
+
 
 // Bounds one message on control and OOB channels: large enough for a region
 // table, small enough that a hostile length cannot make us allocate much.
@@ -125,6 +128,7 @@ Status Socket::SendAllv(std::span<iovec> iov, Deadline deadline) {
     msghdr msg{};
     msg.msg_iov = &iov[first];
     msg.msg_iovlen = std::min<size_t>(iov.size() - first, IOV_MAX);
+    SendingThroughKernel();
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -154,6 +158,7 @@ Status Socket::RecvAll(void* data, size_t length, Deadline deadline) {
   while (got < length) {
     ssize_t n = ::recv(fd_.get(), out + got, length - got, MSG_DONTWAIT);
     if (n > 0) {
+      ReceivedThroughKernel();
       got += static_cast<size_t>(n);
       continue;
     }
@@ -172,6 +177,7 @@ Status Socket::PeekAll(void* data, size_t length, Deadline deadline) {
   if (!fd_.valid()) return ConnectionLost("socket is closed");
   for (;;) {
     const ssize_t n = ::recv(fd_.get(), data, length, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) ReceivedThroughKernel();
     if (n == static_cast<ssize_t>(length)) return Status::Ok();
     if (n == 0) return ConnectionLost("peer closed the connection");
     if (n < 0 && errno == EINTR) continue;
@@ -190,7 +196,10 @@ Result<size_t> Socket::RecvSome(void* data, size_t length) {
   if (!fd_.valid()) return ConnectionLost("socket is closed");
   for (;;) {
     ssize_t n = ::recv(fd_.get(), data, length, MSG_DONTWAIT);
-    if (n > 0) return static_cast<size_t>(n);
+    if (n > 0) {
+      ReceivedThroughKernel();
+      return static_cast<size_t>(n);
+    }
     if (n == 0) return ConnectionLost("peer closed the connection");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
@@ -238,6 +247,7 @@ Status Socket::SendFds(std::span<const int> fds, std::span<const uint8_t> body, 
     std::memcpy(CMSG_DATA(cmsg), fds.data(), sizeof(int) * fds.size());
   }
   for (;;) {
+    SendingThroughKernel();
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n >= 0) {
       // Descriptors travel with the first byte; the rest is a plain send.
@@ -266,6 +276,7 @@ Result<std::vector<UniqueFd>> Socket::RecvFds(size_t max_fds, std::vector<uint8_
   ssize_t n;
   for (;;) {
     n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n > 0) ReceivedThroughKernel();
     if (n >= 0) break;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return ErrnoStatus("recvmsg", errno);

@@ -35,12 +35,12 @@ void FutexWakeAll(std::atomic<uint32_t>& word) {
 }  // namespace
 
 TransferRequest::~TransferRequest() {
-  assert(state_.load(std::memory_order_acquire) != kInFlight &&
+  assert(!InFlight(state_.load(std::memory_order_acquire)) &&
          "TransferRequest destroyed while in flight");
 }
 
 Status TransferRequest::Test() const {
-  if (state_.load(std::memory_order_acquire) == kInFlight) return Status::InProgress();
+  if (InFlight(state_.load(std::memory_order_acquire))) return Status::InProgress();
   if (!failed_.load(std::memory_order_acquire)) return Status::Ok();
   std::lock_guard lock(error_mu_);
   return error_;
@@ -68,12 +68,14 @@ Status TransferRequest::Wait(std::chrono::nanoseconds timeout) const {
       sched_yield();
       continue;
     }
-    // Counted before the state is read again: a completer that stores
-    // kDone after this increment sees it and wakes us; one that stored
-    // before makes the futex return at once.
-    sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    if (!done()) FutexWait(state_, kInFlight, deadline - now);
-    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    // Announced in the word itself: a completer's exchange either sees
+    // kInFlightSleeping and wakes us, or came first, and then the CAS
+    // fails (or the futex returns at once) on kDone.
+    uint32_t expected = kInFlight;
+    if (state_.compare_exchange_strong(expected, kInFlightSleeping, std::memory_order_acquire) ||
+        expected == kInFlightSleeping) {
+      FutexWait(state_, kInFlightSleeping, deadline - now);
+    }
   }
   return Test();
 }
@@ -115,10 +117,13 @@ void RequestAccess::Complete(TransferRequest& request, const Status& status, siz
 }
 
 void RequestAccess::MarkDone(TransferRequest& request) {
-  // seq_cst, paired with Wait()'s increment of sleepers_: either the waiter
-  // sees kDone before it sleeps or this side sees the sleeper.
-  request.state_.store(TransferRequest::kDone, std::memory_order_seq_cst);
-  if (request.sleepers_.load(std::memory_order_seq_cst) != 0) FutexWakeAll(request.state_);
+  // One exchange, and no access to the request after it: its owner may
+  // see kDone and destroy it at once (ThreadSanitizer found the read of a
+  // separate sleeper count that used to follow). The wake-up may then name
+  // freed memory, which a private FUTEX_WAKE never dereferences: it only
+  // hashes the address, as glibc's mutexes rely on.
+  const uint32_t before = request.state_.exchange(TransferRequest::kDone, std::memory_order_acq_rel);
+  if (before == TransferRequest::kInFlightSleeping) FutexWakeAll(request.state_);
 }
 
 }  // namespace internal

@@ -41,15 +41,17 @@ void RegionIndex::Publish(std::span<const IndexedRegion> sorted) {
   }
   const uint64_t sequence = sequence_.load(std::memory_order_relaxed);
   sequence_.store(sequence + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
+  // Release stores (plain stores on x86) rather than a release fence: a
+  // reader whose acquire load sees any of them then sees the odd sequence
+  // and retries. ThreadSanitizer models this; it does not model fences.
   for (size_t i = 0; i < sorted.size(); ++i) {
     Slot& slot = target->slots[i];
-    slot.id.store(sorted[i].id, std::memory_order_relaxed);
-    slot.address.store(sorted[i].address, std::memory_order_relaxed);
-    slot.length.store(sorted[i].length, std::memory_order_relaxed);
-    slot.attributes.store(PackAttributes(sorted[i]), std::memory_order_relaxed);
+    slot.id.store(sorted[i].id, std::memory_order_release);
+    slot.address.store(sorted[i].address, std::memory_order_release);
+    slot.length.store(sorted[i].length, std::memory_order_release);
+    slot.attributes.store(PackAttributes(sorted[i]), std::memory_order_release);
   }
-  target->count.store(sorted.size(), std::memory_order_relaxed);
+  target->count.store(sorted.size(), std::memory_order_release);
   // Release: a reader that loads the new table sees it constructed.
   table_.store(target, std::memory_order_release);
   sequence_.store(sequence + 2, std::memory_order_release);
@@ -58,10 +60,10 @@ void RegionIndex::Publish(std::span<const IndexedRegion> sorted) {
 size_t RegionIndex::UpperBound(const Table& table, uint64_t address) {
   // Clamped: a torn read may pair a count with a smaller table.
   size_t low = 0;
-  size_t high = std::min(table.count.load(std::memory_order_relaxed), table.capacity);
+  size_t high = std::min(table.count.load(std::memory_order_acquire), table.capacity);
   while (low < high) {
     const size_t middle = low + (high - low) / 2;
-    if (table.slots[middle].address.load(std::memory_order_relaxed) <= address) {
+    if (table.slots[middle].address.load(std::memory_order_acquire) <= address) {
       low = middle + 1;
     } else {
       high = middle;
@@ -84,12 +86,13 @@ std::optional<IndexedRegion> RegionIndex::Find(uint64_t address) const {
     uint64_t id = 0, start = 0, length = 0, attributes = 0;
     if (after_last != 0) {
       const Slot& slot = table->slots[after_last - 1];
-      id = slot.id.load(std::memory_order_relaxed);
-      start = slot.address.load(std::memory_order_relaxed);
-      length = slot.length.load(std::memory_order_relaxed);
-      attributes = slot.attributes.load(std::memory_order_relaxed);
+      // Acquire loads (plain loads on x86) keep the sequence's re-read
+      // below after them, where a fence would (see Publish).
+      id = slot.id.load(std::memory_order_acquire);
+      start = slot.address.load(std::memory_order_acquire);
+      length = slot.length.load(std::memory_order_acquire);
+      attributes = slot.attributes.load(std::memory_order_acquire);
     }
-    std::atomic_thread_fence(std::memory_order_acquire);
     if (sequence_.load(std::memory_order_relaxed) != before) continue;
     if (after_last == 0) return std::nullopt;
     IndexedRegion region;

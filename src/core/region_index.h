@@ -3,9 +3,10 @@
 //
 // A seqlock publishes it. Readers retry while a writer republishes, which
 // happens only when a region is registered or deregistered. The slots are
-// atomics read relaxed, so a reader racing a writer reads stale values, never
-// undefined ones, and then discards them. Arrays that a growth retired are
-// kept until the index is destroyed, because a reader may still be in one.
+// atomics, stored release and loaded acquire (plain moves on x86), so a
+// reader racing a writer reads stale values, never undefined ones, and then
+// discards them. Arrays that a growth retired are kept until the index is
+// destroyed, because a reader may still be in one.
 #ifndef XFER_CORE_REGION_INDEX_H_
 #define XFER_CORE_REGION_INDEX_H_
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/kernel_channel.h"
 #include "support/verbs_test_env.h"
 
 namespace xfer::testing {
@@ -17,6 +18,7 @@ namespace {
 bool WriteAll(int fd, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (n > 0) {
+    SendingThroughKernel();  // the parent acts on what this side wrote before
     ssize_t w = ::write(fd, p, n);
     if (w <= 0) return false;
     p += w;
@@ -30,6 +32,7 @@ bool ReadAll(int fd, void* data, size_t n) {
   while (n > 0) {
     ssize_t r = ::read(fd, p, n);
     if (r <= 0) return false;
+    ReceivedThroughKernel();
     p += r;
     n -= static_cast<size_t>(r);
   }

@@ -4,6 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
+
+#include "xfer/status.h"
 
 namespace xfer::transport::shm {
 
@@ -25,6 +29,21 @@ inline constexpr size_t kMaxAbortText = 256;
 // Largest message PostSend accepts and the receiver believes; a frame that
 // announces more is garbage.
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 32;
+
+// Checks a header read from the peer before anything of its payload is read.
+// Errors: kProtocolError for a bad magic, an unknown type, a SEND announcing
+// more than kMaxMessageBytes, an ABORT whose body is not 4..4+kMaxAbortText
+// bytes.
+Status CheckFrameHeader(const FrameHeader& header);
+
+// The body of the ABORT frame that tells the peer why this side failed: the
+// code and at most kMaxAbortText bytes of the message.
+std::vector<uint8_t> EncodeAbortBody(const Status& why);
+
+// The peer's failure an ABORT body carries, non-printable bytes of its text
+// made '?' (it goes into our logs). Errors: kProtocolError for a body that is
+// not 4..4+kMaxAbortText bytes or a code outside kInvalidArgument..kInternal.
+Status DecodeAbortBody(std::span<const uint8_t> body, Status& peer_failure);
 
 }  // namespace xfer::transport::shm
 

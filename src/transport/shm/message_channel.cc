@@ -117,21 +117,10 @@ Status MessageChannel::ReadFrames(bool& peer_aborted) {
     FrameHeader header{};
     Status got = socket_.RecvAll(&header, sizeof(header), Deadline::After(io_timeout_));
     if (!got.ok()) return got.WithContext("shm: reading a frame header");
-    if (header.magic != kFrameMagic) {
-      return ProtocolError(
-          fmt::format("shm: frame with bad magic {:#x} from the peer", header.magic));
-    }
-    if (header.type == kFrameAbort) {
-      peer_aborted = true;
-      return ReadAbort(header.length);
-    }
-    if (header.type != kFrameSend) {
-      return ProtocolError(fmt::format("shm: frame of unknown type {} from the peer", header.type));
-    }
-    if (header.length > kMaxMessageBytes) {
-      return ProtocolError(fmt::format("shm: the peer announced a {}-byte message; the limit is {}",
-                                       header.length, kMaxMessageBytes));
-    }
+    // A peer that sent an abort, even a malformed one, hears none back.
+    peer_aborted = header.magic == kFrameMagic && header.type == kFrameAbort;
+    XFER_RETURN_IF_ERROR(CheckFrameHeader(header));
+    if (peer_aborted) return ReadAbort(header.length);
     XFER_RETURN_IF_ERROR(Deliver(header.length));
   }
 }
@@ -193,23 +182,14 @@ Status MessageChannel::Drain(uint64_t length) {
   return Status::Ok();
 }
 
+// REQUIRES: CheckFrameHeader accepted the frame, which bounds `length`.
 Status MessageChannel::ReadAbort(uint64_t length) {
-  if (length < sizeof(uint32_t) || length > sizeof(uint32_t) + kMaxAbortText) {
-    return ProtocolError(fmt::format("shm: abort frame of {} bytes from the peer", length));
-  }
-  char body[sizeof(uint32_t) + kMaxAbortText];
+  uint8_t body[sizeof(uint32_t) + kMaxAbortText];
   XFER_RETURN_IF_ERROR(ReadChunked(body, length));
-  uint32_t code = 0;
-  std::memcpy(&code, body, sizeof(code));
-  if (code < static_cast<uint32_t>(StatusCode::kInvalidArgument) ||
-      code > static_cast<uint32_t>(StatusCode::kInternal)) {
-    return ProtocolError(fmt::format("shm: abort frame with unknown status code {}", code));
-  }
-  std::string reason(body + sizeof(uint32_t), static_cast<size_t>(length) - sizeof(uint32_t));
-  for (char& c : reason) {
-    if (c < 0x20 || c > 0x7e) c = '?';  // untrusted text goes into our logs
-  }
-  return Status(static_cast<StatusCode>(code), "shm: the peer failed the connection: " + reason);
+  Status peer_failure;
+  XFER_RETURN_IF_ERROR(
+      DecodeAbortBody(std::span<const uint8_t>(body, static_cast<size_t>(length)), peer_failure));
+  return Status(peer_failure.code(), "shm: the peer failed the connection: " + peer_failure.message());
 }
 
 // Best effort and never blocking: the connection is being torn down anyway.
@@ -218,13 +198,9 @@ Status MessageChannel::ReadAbort(uint64_t length) {
 void MessageChannel::SendAbort(const Status& why) {
   std::unique_lock send_lock(send_mu_, std::try_to_lock);
   if (!send_lock.owns_lock()) return;
-  const std::string text = why.message().substr(0, kMaxAbortText);
-  char body[sizeof(uint32_t) + kMaxAbortText];
-  const auto code = static_cast<uint32_t>(why.code());
-  std::memcpy(body, &code, sizeof(code));
-  std::memcpy(body + sizeof(code), text.data(), text.size());
-  FrameHeader header{kFrameMagic, kFrameAbort, sizeof(code) + text.size()};
-  iovec iov[2] = {{&header, sizeof(header)}, {body, sizeof(code) + text.size()}};
+  std::vector<uint8_t> body = EncodeAbortBody(why);
+  FrameHeader header{kFrameMagic, kFrameAbort, body.size()};
+  iovec iov[2] = {{&header, sizeof(header)}, {body.data(), body.size()}};
   (void)socket_.SendAllv(iov, Deadline::After(std::chrono::milliseconds(0)));
 }
 

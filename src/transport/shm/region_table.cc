@@ -14,44 +14,17 @@ namespace {
 
 // Wire format, little-endian (common/wire.h):
 //   count message (Socket::SendMessage): the table header (table_header.h)
-//   per row (Socket::SendFds, exactly kRowBytes, one descriptor):
+//   per row (Socket::SendFds, exactly kRegionRowBytes, one descriptor):
 //                                        u64 id, u64 address, u64 length,
 //                                        u32 access, u32 reserved (0)
 // One descriptor per message keeps every message far below the kernel's
 // SCM_RIGHTS limit (253) whatever the number of regions.
 constexpr TableKind kRegionTable{0x544d5358, 1, "region table"};  // "XSMT"
-constexpr size_t kRowBytes = 32;
-
-std::vector<uint8_t> EncodeRow(const LocalRegionView& view) {
-  WireWriter w;
-  w.U64(view.id);
-  w.U64(reinterpret_cast<uint64_t>(view.address));
-  w.U64(view.length);
-  w.U32(static_cast<uint32_t>(view.access));
-  w.U32(0);
-  return w.bytes();
-}
-
-Result<RemoteRegion> DecodeRow(std::span<const uint8_t> body) {
-  WireReader r(body);
-  RemoteRegion row;
-  uint32_t access = 0;
-  uint32_t reserved = 0;
-  XFER_RETURN_IF_ERROR(r.U64(row.id));
-  XFER_RETURN_IF_ERROR(r.U64(row.address));
-  XFER_RETURN_IF_ERROR(r.U64(row.length));
-  XFER_RETURN_IF_ERROR(r.U32(access));
-  XFER_RETURN_IF_ERROR(r.U32(reserved));
-  XFER_RETURN_IF_ERROR(r.ExpectEnd());
-  if (reserved != 0) return ProtocolError("shm region row has non-zero reserved bits");
-  row.access = static_cast<Access>(access);
-  return row;
-}
 
 Result<uint32_t> ReceiveCount(Socket& socket, size_t limit, Deadline deadline) {
   auto body = socket.RecvMessage(kTableHeaderBytes, deadline);
   if (!body.ok()) return body.status();
-  auto count = DecodeTableHeader(kRegionTable, *body);
+  auto count = DecodeRegionTableHeader(*body);
   if (!count.ok()) return count.status();
   if (*count > limit) {
     return ProtocolError(
@@ -78,16 +51,56 @@ Result<size_t> MatchRow(const RemoteRegion& row, const RemoteMemory& remote) {
 
 }  // namespace
 
+std::vector<uint8_t> EncodeRegionTableHeader(uint32_t count) {
+  return EncodeTableHeader(kRegionTable, count);
+}
+
+Result<uint32_t> DecodeRegionTableHeader(std::span<const uint8_t> body) {
+  return DecodeTableHeader(kRegionTable, body);
+}
+
+std::vector<uint8_t> EncodeRegionRow(const RemoteRegion& row) {
+  WireWriter w;
+  w.U64(row.id);
+  w.U64(row.address);
+  w.U64(row.length);
+  w.U32(static_cast<uint32_t>(row.access));
+  w.U32(0);
+  return w.bytes();
+}
+
+Result<RemoteRegion> DecodeRegionRow(std::span<const uint8_t> body) {
+  WireReader r(body);
+  RemoteRegion row;
+  uint32_t access = 0;
+  uint32_t reserved = 0;
+  XFER_RETURN_IF_ERROR(r.U64(row.id));
+  XFER_RETURN_IF_ERROR(r.U64(row.address));
+  XFER_RETURN_IF_ERROR(r.U64(row.length));
+  XFER_RETURN_IF_ERROR(r.U32(access));
+  XFER_RETURN_IF_ERROR(r.U32(reserved));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  if (reserved != 0) return ProtocolError("shm region row has non-zero reserved bits");
+  row.access = static_cast<Access>(access);
+  return row;
+}
+
 Status SendRegionTable(Socket& socket, std::span<const LocalRegionView> announced, Deadline deadline) {
   std::vector<LocalRegionView> shared;
   for (const LocalRegionView& view : announced) {
     if (view.fd >= 0) shared.push_back(view);
   }
   XFER_RETURN_IF_ERROR(socket.SendMessage(
-      EncodeTableHeader(kRegionTable, static_cast<uint32_t>(shared.size())), deadline));
+      EncodeRegionTableHeader(static_cast<uint32_t>(shared.size())), deadline));
   for (const LocalRegionView& view : shared) {
     const int fd = view.fd;
-    XFER_RETURN_IF_ERROR(socket.SendFds(std::span<const int>(&fd, 1), EncodeRow(view), deadline));
+    RemoteRegion row;
+    row.id = view.id;
+    row.address = reinterpret_cast<uint64_t>(view.address);
+    row.length = view.length;
+    row.access = view.access;
+    XFER_RETURN_IF_ERROR(
+        socket.SendFds(std::span<const int>(&fd, 1), EncodeRegionRow(row), deadline));
   }
   return Status::Ok();
 }
@@ -100,14 +113,14 @@ Result<std::vector<SharedRegion>> ReceiveRegionTable(Socket& socket, const Remot
   std::vector<SharedRegion> rows;
   rows.reserve(*count);
   for (uint32_t i = 0; i < *count; ++i) {
-    std::vector<uint8_t> body(kRowBytes);
-    auto fds = socket.RecvFds(1, body, kRowBytes, deadline);
+    std::vector<uint8_t> body(kRegionRowBytes);
+    auto fds = socket.RecvFds(1, body, kRegionRowBytes, deadline);
     if (!fds.ok()) return fds.status();
     if (fds->size() != 1) {
       return ProtocolError(
           fmt::format("peer's shm region row {} came with {} descriptors, not 1", i, fds->size()));
     }
-    auto row = DecodeRow(body);
+    auto row = DecodeRegionRow(body);
     if (!row.ok()) return row.status();
     auto index = MatchRow(*row, remote);
     if (!index.ok()) return index.status();

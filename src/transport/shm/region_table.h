@@ -37,6 +37,21 @@ Status SendRegionTable(Socket& socket, std::span<const LocalRegionView> announce
 Result<std::vector<SharedRegion>> ReceiveRegionTable(Socket& socket, const RemoteMemory& remote,
                                                      Deadline deadline);
 
+// The table's messages as pure functions, so that their decoders can be
+// tested and fuzzed alone. The count message is the table header
+// (table_header.h) of the region table; each row is exactly
+// kRegionRowBytes: u64 id, u64 address, u64 length, u32 access, u32
+// reserved (0), little-endian.
+inline constexpr size_t kRegionRowBytes = 32;
+std::vector<uint8_t> EncodeRegionTableHeader(uint32_t count);
+// The row count. Errors: kProtocolError (see DecodeTableHeader).
+Result<uint32_t> DecodeRegionTableHeader(std::span<const uint8_t> body);
+// Only id, address, length and access travel.
+std::vector<uint8_t> EncodeRegionRow(const RemoteRegion& row);
+// Errors: kProtocolError (truncated, trailing bytes, non-zero reserved bits).
+// The access bits are checked against the handshake's table, not here.
+Result<RemoteRegion> DecodeRegionRow(std::span<const uint8_t> body);
+
 }  // namespace xfer::transport::shm
 
 #endif  // XFER_TRANSPORT_SHM_REGION_TABLE_H_

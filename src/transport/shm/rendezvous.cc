@@ -15,17 +15,7 @@ namespace xfer::transport::shm {
 namespace {
 
 constexpr std::string_view kNamePrefix = "xfer-shm-";
-// sun_path holds 108 bytes, one of them the abstract namespace's leading NUL.
-constexpr size_t kMaxNameBytes = 100;
-// Two u64 token words plus the u16-prefixed name.
-constexpr size_t kMaxAnnouncementBytes = 16 + 2 + kMaxNameBytes;
-constexpr size_t kTokenMessageBytes = 16;
-
-struct Token {
-  uint64_t hi = 0;
-  uint64_t lo = 0;
-  bool operator==(const Token&) const = default;
-};
+using Token = RendezvousToken;
 
 // std::random_device reads getrandom(2) on Linux: unpredictable to another
 // process, which is the point of both the name and the token.
@@ -45,40 +35,22 @@ bool ValidName(std::string_view name) {
   return true;
 }
 
-std::vector<uint8_t> EncodeToken(const Token& token) {
-  WireWriter w;
-  w.U64(token.hi);
-  w.U64(token.lo);
-  return w.bytes();
-}
-
-Status DecodeToken(std::span<const uint8_t> body, Token& token) {
-  WireReader r(body);
-  XFER_RETURN_IF_ERROR(r.U64(token.hi));
-  XFER_RETURN_IF_ERROR(r.U64(token.lo));
-  return r.ExpectEnd();
-}
-
 Result<Socket> Listen(const EndpointSetup& setup) {
   const Token token{Random64(), Random64()};
   const std::string name = fmt::format("{}{}-{:016x}", kNamePrefix, getpid(), Random64());
   auto listener = ListenUnixAbstract(name);
   if (!listener.ok()) return listener.status();
 
-  WireWriter announcement;
-  announcement.U64(token.hi);
-  announcement.U64(token.lo);
-  announcement.String(name);
-  XFER_RETURN_IF_ERROR(setup.control->SendMessage(announcement.bytes(), setup.deadline));
+  XFER_RETURN_IF_ERROR(setup.control->SendMessage(EncodeAnnouncement({token, name}), setup.deadline));
 
   auto socket = WhileControlOpen(*setup.control, setup.deadline, "its connect to @" + name,
                                  [&](Deadline slice) { return AcceptUnix(listener->get(), slice); });
   if (!socket.ok()) return socket.status();
-  auto proof = socket->RecvMessage(kTokenMessageBytes, setup.deadline);
+  auto proof = socket->RecvMessage(kRendezvousTokenBytes, setup.deadline);
   if (!proof.ok()) return proof.status();
-  Token presented;
-  XFER_RETURN_IF_ERROR(DecodeToken(*proof, presented));
-  if (!(presented == token)) {
+  auto presented = DecodeRendezvousToken(*proof);
+  if (!presented.ok()) return presented.status();
+  if (!(*presented == token)) {
     return ProtocolError("the process that connected to @" + name +
                          " did not present the token sent over the control channel");
   }
@@ -88,23 +60,54 @@ Result<Socket> Listen(const EndpointSetup& setup) {
 Result<Socket> Join(const EndpointSetup& setup) {
   auto body = setup.control->RecvMessage(kMaxAnnouncementBytes, setup.deadline);
   if (!body.ok()) return body.status();
-  WireReader r(*body);
-  Token token;
-  std::string name;
-  XFER_RETURN_IF_ERROR(r.U64(token.hi));
-  XFER_RETURN_IF_ERROR(r.U64(token.lo));
-  XFER_RETURN_IF_ERROR(r.String(name, kMaxNameBytes));
-  XFER_RETURN_IF_ERROR(r.ExpectEnd());
-  if (!ValidName(name)) return ProtocolError("malformed shm socket name from the peer");
+  auto announcement = DecodeAnnouncement(*body);
+  if (!announcement.ok()) return announcement.status();
+  const std::string& name = announcement->name;
+  const Token& token = announcement->token;
 
   auto socket = WhileControlOpen(*setup.control, setup.deadline, "its socket @" + name,
                                  [&](Deadline slice) { return ConnectUnixAbstract(name, slice); });
   if (!socket.ok()) return socket.status();
-  XFER_RETURN_IF_ERROR(socket->SendMessage(EncodeToken(token), setup.deadline));
+  XFER_RETURN_IF_ERROR(socket->SendMessage(EncodeRendezvousToken(token), setup.deadline));
   return socket;
 }
 
 }  // namespace
+
+std::vector<uint8_t> EncodeRendezvousToken(const RendezvousToken& token) {
+  WireWriter w;
+  w.U64(token.hi);
+  w.U64(token.lo);
+  return w.bytes();
+}
+
+Result<RendezvousToken> DecodeRendezvousToken(std::span<const uint8_t> body) {
+  WireReader r(body);
+  RendezvousToken token;
+  XFER_RETURN_IF_ERROR(r.U64(token.hi));
+  XFER_RETURN_IF_ERROR(r.U64(token.lo));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  return token;
+}
+
+std::vector<uint8_t> EncodeAnnouncement(const RendezvousAnnouncement& announcement) {
+  WireWriter w;
+  w.U64(announcement.token.hi);
+  w.U64(announcement.token.lo);
+  w.String(announcement.name);
+  return w.bytes();
+}
+
+Result<RendezvousAnnouncement> DecodeAnnouncement(std::span<const uint8_t> body) {
+  WireReader r(body);
+  RendezvousAnnouncement announcement;
+  XFER_RETURN_IF_ERROR(r.U64(announcement.token.hi));
+  XFER_RETURN_IF_ERROR(r.U64(announcement.token.lo));
+  XFER_RETURN_IF_ERROR(r.String(announcement.name, kMaxRendezvousNameBytes));
+  XFER_RETURN_IF_ERROR(r.ExpectEnd());
+  if (!ValidName(announcement.name)) return ProtocolError("malformed shm socket name from the peer");
+  return announcement;
+}
 
 Result<Socket> Rendezvous(const EndpointSetup& setup) {
   if (setup.control == nullptr) return InvalidArgument("shm setup needs a control socket");

@@ -65,7 +65,7 @@ class ReceiveSlots {
  private:
   ReceiveSlots(uint32_t qp_count, uint32_t slots_per_qp, uint32_t slot_bytes);
 
-  const uint32_t qp_count_;
+  [[maybe_unused]] const uint32_t qp_count_;  // read only by the bounds assert
   const uint32_t slots_per_qp_;
   const uint32_t slot_bytes_;
   uint8_t* memory_ = nullptr;  // page-aligned, owned
