@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -32,7 +34,12 @@ Result<std::unique_ptr<Engine>> MakeEngine(const BenchParams& params, std::strin
   if (params.verbs.ib_port != 1) verbs["port"] = std::to_string(params.verbs.ib_port);
   if (params.verbs.gid_index) verbs["gid_index"] = std::to_string(*params.verbs.gid_index);
   if (params.verbs.mtu) verbs["mtu"] = std::to_string(*params.verbs.mtu);
-  if (!verbs.empty()) options.transport_options["verbs"] = std::move(verbs);
+  // A build without that transport ignores them, as the parser's notes
+  // said it would (Engine::Create refuses settings for a missing one).
+  const std::vector<std::string> builtin = BuiltinTransports();
+  if (!verbs.empty() && std::find(builtin.begin(), builtin.end(), "verbs") != builtin.end()) {
+    options.transport_options["verbs"] = std::move(verbs);
+  }
   return Engine::Create(options);
 }
 
