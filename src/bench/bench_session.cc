@@ -131,7 +131,9 @@ Result<RunSetup> AcceptClient(const BenchParams& params, Listener& listener, Ses
 }
 
 // The client's engine connection, or the client's word that it failed
-// (its Abort on the out-of-band channel), whichever comes first.
+// (its Abort on the out-of-band channel), whichever comes first. The
+// client's next message (its first Barrier) may arrive before its engine
+// connection is accepted: WatchPeer leaves it for RecvBarrier.
 Result<PeerId> WaitForClientEngine(const BenchParams& params, Session& session) {
   constexpr auto kSlice = std::chrono::milliseconds(50);
   const Deadline deadline = Deadline::After(params.timeout);
@@ -141,7 +143,9 @@ Result<PeerId> WaitForClientEngine(const BenchParams& params, Session& session) 
     if (peer.status().code() != StatusCode::kTimeout) {
       return peer.status().WithContext("waiting for the client's engine");
     }
-    if (Status client = session.oob->CheckPeer(); !client.ok()) return client;
+    if (auto client = session.oob->WatchPeer(); !client.ok()) {
+      return client.status().WithContext("waiting for the client's engine");
+    }
     if (deadline.expired()) {
       return Timeout(fmt::format("waiting for the client's engine: it did not connect within {} ms",
                                  params.timeout.count()));

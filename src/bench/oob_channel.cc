@@ -14,7 +14,6 @@
 namespace xfer::bench {
 namespace {
 
-
 constexpr uint32_t kOobMagic = 0x424F4658;  // "XFOB"
 
 enum MessageType : uint8_t {
@@ -28,6 +27,22 @@ enum MessageType : uint8_t {
   kAbort,
   kHeartbeat,
 };
+
+// For errors: a peer that sends the wrong message is told which, by name.
+std::string MessageName(uint8_t type) {
+  switch (type) {
+    case kSetup: return "Setup";
+    case kSetupReply: return "SetupReply";
+    case kBarrier: return "Barrier";
+    case kBwResult: return "BwResult";
+    case kLatResult: return "LatResult";
+    case kLatDurationResult: return "LatDurationResult";
+    case kDone: return "Done";
+    case kAbort: return "Abort";
+    case kHeartbeat: return "Heartbeat";
+  }
+  return fmt::format("unknown message type {}", type);
+}
 
 WireWriter Begin(MessageType type) {
   WireWriter w;
@@ -53,8 +68,8 @@ Status GetHeader(WireReader& r, MessageType expected) {
   if (magic != kOobMagic) return ProtocolError("out-of-band peer is not an xfer bench (bad magic)");
   XFER_RETURN_IF_ERROR(r.U8(type));
   if (type != expected) {
-    return ProtocolError(fmt::format("out-of-band: expected message {}, got {}",
-                                     static_cast<int>(expected), type));
+    return ProtocolError(fmt::format("out-of-band: expected {}, got {}", MessageName(expected),
+                                     MessageName(type)));
   }
   return Status::Ok();
 }
@@ -136,7 +151,8 @@ Result<std::vector<uint8_t>> OobChannel::Recv(uint8_t expected_type) {
     return ConnectionLost("peer failed: " + reason);
   }
   if (type != expected_type) {
-    return ProtocolError(fmt::format("out-of-band: expected message {}, got {}", expected_type, type));
+    return ProtocolError(fmt::format("out-of-band: expected {}, got {}", MessageName(expected_type),
+                                     MessageName(type)));
   }
   return std::move(*body);  // the whole message: its decoder checks the header again
 }
@@ -369,13 +385,6 @@ void OobChannel::SendAbort(const std::string& reason) {
   (void)socket_.SendMessage(w.bytes(), Deadline::After(std::chrono::milliseconds(500)));
 }
 
-Status OobChannel::CheckPeer() {
-  if (!Readable()) return Status::Ok();
-  auto body = Recv(kAbort);  // an Abort comes back as its reason
-  return body.ok() ? ProtocolError("out-of-band: unexpected message from the peer")
-                   : body.status();
-}
-
 Result<bool> OobChannel::WatchPeer() {
   if (!Readable()) return false;
   // The frame's length (4), the magic (4) and the type: enough to tell an
@@ -389,8 +398,9 @@ Result<bool> OobChannel::WatchPeer() {
         n == 0 ? "end of stream" : std::strerror(errno)));
   }
   if (static_cast<size_t>(n) < sizeof(head)) return true;  // the rest is on its way
-  if (head[8] == kAbort) return CheckPeer().WithContext("during the run");
-  return true;
+  if (head[8] != kAbort) return true;
+  auto body = Recv(kAbort);  // an Abort comes back as its reason, a failed read as itself
+  return body.ok() ? ProtocolError("out-of-band: Abort without a reason") : body.status();
 }
 
 bool OobChannel::Readable() {

@@ -116,20 +116,17 @@ class OobChannel {
   // that ends a duration-mode ping-pong on the server.
   bool Readable();
 
-  // Non-blocking, for a side that polls memory while its peer may fail:
-  // reads nothing unless the peer's next message is an Abort. True when
-  // another message is waiting (the duration-mode client's Done, or the
-  // next step's barrier while the last write is still landing), false when
-  // none is. Errors: the Abort's reason (kConnectionLost "peer failed:
-  // ..."), kConnectionLost once the peer has closed the connection (it died
-  // or stopped), so a dead peer is reported at once, not at --timeout.
+  // Non-blocking, for a side that waits on something else (memory, the
+  // engine's connection) while its peer may fail: reads nothing unless the
+  // peer's next message is an Abort, so a message that is early is never
+  // taken for a failure (the client's Barrier can reach the server before
+  // the client's engine connection does). True when another message is
+  // waiting (the duration-mode client's Done, the next step's Barrier),
+  // false when none is. Errors: the Abort's reason (kConnectionLost "peer
+  // failed: ..."), kConnectionLost once the peer has closed the connection
+  // (it died or stopped), so a dead peer is reported at once, not at
+  // --timeout.
   Result<bool> WatchPeer();
-
-  // Non-blocking: OK while nothing is waiting. For a side that waits on
-  // something else (the engine) while its peer may give up: the peer's
-  // Abort reason or EOF (kConnectionLost), kProtocolError for any other
-  // message.
-  Status CheckPeer();
 
   std::string PeerHost() const { return socket_.PeerHost(); }
 
