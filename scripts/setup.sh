@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake g++ ccache
+  build-essential cmake ninja-build g++ ccache
   libgtest-dev googletest libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libssl-dev        # libcrypto: HMAC-SHA256 of the authenticated handshake

@@ -1,70 +1,108 @@
 #!/usr/bin/env bash
-# README command (b): set up, build, and run every test — the release build,
-# the build without RDMA verbs and the ASan + UBSan build, each under ctest
-# (the release build's includes installing itself and building the examples
-# against the installed package), the ThreadSanitizer build of the engine,
-# transport and bench tests, `pip install .` into a virtual environment,
-# the fuzz targets for a bounded time, then the verbs suite against real
-# Soft-RoCE devices inside a VM (this host has no RDMA). .ci/run calls this.
+# README command (b): set up, build, and run every test. .ci/run calls it.
+#
+#   scripts/test.sh           everything CI checks: the release build, the
+#                             build without RDMA verbs and the ASan + UBSan
+#                             build, each under ctest (the release build's
+#                             includes installing itself and building the
+#                             examples against the installed package), the
+#                             fault trials, the ThreadSanitizer build of the
+#                             engine, transport and bench tests, `pip install
+#                             .` into a virtual environment, the fuzz targets
+#                             for a bounded time, then the verbs suite and
+#                             `xfer doctor` against real Soft-RoCE devices
+#                             inside VMs (this host has no RDMA).
+#   scripts/test.sh --quick   before every commit (DEVELOPERS.md): the release
+#                             build, incrementally, and its unit, conformance
+#                             and host end-to-end tests; no sanitizers, no
+#                             fuzzing, no VM.
+#
+# Every step is a timed phase (scripts/phases.sh): the log ends with a table
+# of each phase's wall time, on success and on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 
-# Each step's heading says when it began, so a slow CI shows where.
-step() { echo "=== $* [$(date -u +%H:%M:%S), ${SECONDS}s in]"; }
+mode=full
+case "${1:-}" in
+  "") ;;
+  --quick) mode=quick ;;
+  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+
+source scripts/phases.sh
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# ThreadSanitizer's suppressions, each with its reason: tests/tsan.supp.
+# intercept_send=0: TSan records the memory that sendmsg reads as read after
+# the call returns, later than the peer may already have received it and
+# acted on it (a tcp READ's payload, reused by the test once the read
+# completed); src/common/kernel_channel.h orders what happens before a send.
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:intercept_send=0:suppressions=$PWD/tests/tsan.supp}
 
-# The no-verbs build shares most of its objects with the release build:
-# ccache (scripts/build.sh uses it) serves them the second time.
-for flavour in release noverbs asan; do
-  step "$flavour: build"
-  scripts/build.sh "$flavour"
-  step "$flavour: test"
-  ctest --test-dir "build/$flavour" --output-on-failure -j "$(nproc)" --timeout 300
-  if [[ $flavour == release ]]; then
-    # Faults against real processes (tests/faults): SIGKILL/SIGSTOP/RST of
-    # the target, SIGKILL of the initiator, and a verified soak, over shm
-    # and tcp; about a minute on 2 cores.
-    step "faults: fault trials and soak"
-    bash tests/faults/run_fault_trials.sh build/release --trials 40 --soak 20000
-  fi
-done
+# ctest over one build folder with JOBS tests at once; extra arguments
+# select (-L, -LE) or bound. The plain builds' suites run two tests per core:
+# most of their time is spent waiting (timeouts that must expire, peers
+# that must start, Chromium), and they pass so on a loaded host. The
+# sanitizer builds' tests are CPU-bound: one per core.
+run_ctest() {
+  local flavour=$1 jobs=$2
+  shift 2
+  ctest --test-dir "build/$flavour" --output-on-failure -j "$jobs" --timeout 300 "$@"
+}
+cores=$(nproc)
+
+phase "setup: packages" scripts/setup.sh
+
+if [[ $mode == quick ]]; then
+  phase "release: build" scripts/build.sh release
+  # Every GoogleTest binary (label unit, unit_tsan): the units, the
+  # transports' conformance suite and the end-to-end tests of real xfer
+  # processes on this host. Not the installed-package tests (label
+  # package), which CI runs.
+  phase "release: unit, conformance, end-to-end" run_ctest release $((2 * cores)) -L unit
+  exit 0
+fi
+
+phase "release: build" scripts/build.sh release
+phase "release: test" run_ctest release $((2 * cores))
+# Faults against real processes (tests/faults): SIGKILL/SIGSTOP/RST of the
+# target, SIGKILL of the initiator, and a verified soak, over shm and tcp.
+phase "faults: fault trials and soak" \
+  bash tests/faults/run_fault_trials.sh build/release --trials 100 --soak 20000
+
+# Without verbs: what a host without rdma-core builds (shm and tcp only).
+phase "noverbs: build" scripts/build.sh noverbs
+phase "noverbs: test" run_ctest noverbs $((2 * cores))
+
+phase "asan: build" scripts/build.sh asan
+phase "asan: test" run_ctest asan "$cores"
 
 # ThreadSanitizer over the engine, the transports and the benchmark, whose
 # accept, responder, completer and poller threads meet on every connection
-# (tests/CMakeLists.txt: XFER_TSAN_FOLDERS). Suppressions, each with its
-# reason: tests/tsan.supp. intercept_send=0: TSan records the memory that
-# sendmsg reads as read after the call returns, later than the peer may
-# already have received it and acted on it (a tcp READ's payload, reused
-# by the test once the read completed); src/common/kernel_channel.h orders
-# what happens before a send.
-step "tsan: build"
-scripts/build.sh tsan
-step "tsan: test"
-TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:intercept_send=0:suppressions=$PWD/tests/tsan.supp} \
-  ctest --test-dir build/tsan -L tsan --output-on-failure -j "$(nproc)" --timeout 600
+# (tests/CMakeLists.txt: XFER_TSAN_FOLDERS).
+phase "tsan: build" scripts/build.sh tsan
+phase "tsan: test" run_ctest tsan "$cores" -L tsan --timeout 600
 
 # The Python package as a user installs it: pip, offline, from this tree.
-step "python: pip install . into a virtual environment"
-bash tests/package/pip_install_test.sh
+phase "python: pip install . into a virtual environment" bash tests/package/pip_install_test.sh
 
 # What `xfer report` and `xfer compare` read and what a peer sends come from
 # anywhere: fuzz every parser for a bounded time per target (scripts/fuzz.sh;
-# 7 targets x 15 s, after the build; XFER_FUZZ_SECONDS runs them longer).
-step "fuzz: run files and peer messages"
-scripts/fuzz.sh "${XFER_FUZZ_SECONDS:-15}"
+# XFER_FUZZ_SECONDS runs them longer).
+fuzz_build_only() { source scripts/fuzz_targets.sh; fuzz_build; }
+phase "fuzz: build" fuzz_build_only
+phase "fuzz: run files and peer messages" scripts/fuzz.sh "${XFER_FUZZ_SECONDS:-30}"
 
 # The verbs path needs RDMA devices: boot the Soft-RoCE VM and run the
 # release build's verbs suite there (tests/softroce/run.sh).
-step "verbs: Soft-RoCE VM"
-scripts/softroce-vm --timeout 1800 -- bash tests/softroce/run.sh build/release
+phase "verbs: Soft-RoCE VM" \
+  scripts/softroce-vm --timeout 1800 -- bash tests/softroce/run.sh build/release
 
 # `xfer doctor` on what a real kernel reports: a second VM with two
 # virtio-net NICs, one at 25 Gb/s on the root complex (brought to 10 Gb/s
 # inside), one behind a root port that trained below its capability
 # (tests/softroce/doctor.sh).
-step "doctor: Soft-RoCE VM with virtio-net NICs"
-scripts/softroce-vm --timeout 600 --mtu 9000 --nic 25000 --nic 25000:5x4 -- \
+phase "doctor: Soft-RoCE VM with virtio-net NICs" \
+  scripts/softroce-vm --timeout 600 --mtu 9000 --nic 25000 --nic 25000:5x4 -- \
   bash tests/softroce/doctor.sh build/release

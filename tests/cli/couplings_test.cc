@@ -16,12 +16,7 @@ namespace {
 
 using testing_util::HasNoteContaining;
 using testing_util::Parse;
-
-bench::BenchParams ParseRun(const std::string& command) {
-  Result<ParsedCommand> parsed = Parse(command);
-  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
-  return parsed.ok() ? parsed->params : bench::BenchParams{};
-}
+using testing_util::ParseRun;
 
 bool HasLineContaining(const std::vector<std::string>& lines,
                        const std::string& part) {

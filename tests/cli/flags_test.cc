@@ -15,17 +15,8 @@ using bench::Role;
 using bench::Verb;
 using testing_util::HasNoteContaining;
 using testing_util::Parse;
+using testing_util::ParseRun;
 using testing_util::ParseWords;
-
-// Parses a command that must succeed with Action::kRun.
-bench::BenchParams ParseRun(const std::string& command,
-                            const ParserConfig& config = {}) {
-  Result<ParsedCommand> parsed = Parse(command, config);
-  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
-  if (!parsed.ok()) return {};
-  EXPECT_EQ(parsed->action, ParsedCommand::Action::kRun) << command;
-  return parsed->params;
-}
 
 // ---------------------------------------------------------------------------
 // Per-test defaults (perftest §2.3), as a client so no role rule interferes.

@@ -3,6 +3,8 @@
 #ifndef XFER_TESTS_CLI_PARSE_TEST_UTIL_H_
 #define XFER_TESTS_CLI_PARSE_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +32,15 @@ inline Result<ParsedCommand> ParseWords(const std::vector<std::string>& words,
 inline Result<ParsedCommand> Parse(const std::string& command,
                                    const ParserConfig& config = {}) {
   return ParseWords(Split(command), config);
+}
+
+// Parses a command that must succeed with Action::kRun; its parameters.
+inline bench::BenchParams ParseRun(const std::string& command, const ParserConfig& config = {}) {
+  Result<ParsedCommand> parsed = Parse(command, config);
+  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
+  if (!parsed.ok()) return {};
+  EXPECT_EQ(parsed->action, ParsedCommand::Action::kRun) << command;
+  return parsed->params;
 }
 
 inline bool HasNoteContaining(const bench::BenchParams& params,

@@ -18,20 +18,12 @@ using bench::Kind;
 using bench::Verb;
 using testing_util::HasNoteContaining;
 using testing_util::Parse;
+using testing_util::ParseRun;
 
 ParserConfig WithVerbs() {
   ParserConfig config;
   config.transports = {"shm", "tcp", "verbs"};
   return config;
-}
-
-bench::BenchParams ParseRun(const std::string& command,
-                            const ParserConfig& config) {
-  Result<ParsedCommand> parsed = Parse(command, config);
-  EXPECT_TRUE(parsed.ok()) << command << ": " << parsed.status().ToString();
-  if (!parsed.ok()) return {};
-  EXPECT_EQ(parsed->action, ParsedCommand::Action::kRun) << command;
-  return parsed->params;
 }
 
 std::string ErrorOf(const std::string& command, const ParserConfig& config) {

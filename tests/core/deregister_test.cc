@@ -20,7 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr size_t kRegion = 64 << 10;
+constexpr size_t kDeregisterRegion = 64 << 10;
 constexpr uint8_t kTargetFill = 0x5a;
 constexpr uint8_t kInitiatorFill = 0xc3;
 
@@ -63,10 +63,10 @@ class DeregisterTest : public ::testing::TestWithParam<std::string> {
     target_ = MakeEngine(GetParam(), "target", "127.0.0.1:0", devices.target);
     initiator_ = MakeEngine(GetParam(), "initiator", "", devices.initiator);
     ASSERT_TRUE(target_ && initiator_);
-    auto local = initiator_->AllocateMemory(kRegion, {});
+    auto local = initiator_->AllocateMemory(kDeregisterRegion, {});
     ASSERT_TRUE(local.ok()) << local.status().ToString();
     local_ = *local;
-    std::memset(local_.address, kInitiatorFill, kRegion);
+    std::memset(local_.address, kInitiatorFill, kDeregisterRegion);
   }
 
   // Connects the initiator to the target, forcing the transport under test.
@@ -93,54 +93,54 @@ class DeregisterTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(DeregisterTest, TransfersIntoDeregisteredCallerMemoryFailAndLeaveItUntouched) {
   // Caller-owned, kept alive past DeregisterMemory so the test can look.
-  std::vector<uint8_t> buffer(kRegion, kTargetFill);
-  auto region = target_->RegisterMemory(buffer.data(), kRegion, {});
+  std::vector<uint8_t> buffer(kDeregisterRegion, kTargetFill);
+  auto region = target_->RegisterMemory(buffer.data(), kDeregisterRegion, {});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
   Connect();
   const uint64_t remote = reinterpret_cast<uint64_t>(buffer.data());
   // The region works before it is deregistered.
   ASSERT_TRUE(Transfer(OpCode::kRead, remote, 4096).ok());
-  std::memset(local_.address, kInitiatorFill, kRegion);
+  std::memset(local_.address, kInitiatorFill, kDeregisterRegion);
 
   ASSERT_TRUE(target_->DeregisterMemory(*region).ok());
 
-  Status write = Transfer(OpCode::kWrite, remote, kRegion);
+  Status write = Transfer(OpCode::kWrite, remote, kDeregisterRegion);
   EXPECT_EQ(write.code(), RevokedCode(GetParam())) << write.ToString();
   EXPECT_TRUE(AllBytesAre(buffer, kTargetFill)) << "a refused WRITE changed the owner's memory";
   // A failed verbs request puts its queue pair in the error state, after
   // which the READ fails too, as a flushed request; either way it fails.
-  Status read = Transfer(OpCode::kRead, remote, kRegion);
+  Status read = Transfer(OpCode::kRead, remote, kDeregisterRegion);
   EXPECT_FALSE(read.ok());
   if (GetParam() != "verbs") {
     EXPECT_EQ(read.code(), StatusCode::kOutOfRange) << read.ToString();
   }
   std::vector<uint8_t> local(static_cast<uint8_t*>(local_.address),
-                             static_cast<uint8_t*>(local_.address) + kRegion);
+                             static_cast<uint8_t*>(local_.address) + kDeregisterRegion);
   EXPECT_TRUE(AllBytesAre(local, kInitiatorFill)) << "a refused READ delivered bytes";
 }
 
 TEST_P(DeregisterTest, TransfersIntoDeregisteredEngineMemoryFail) {
-  auto region = target_->AllocateMemory(kRegion, {});
+  auto region = target_->AllocateMemory(kDeregisterRegion, {});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
   const uint64_t remote = reinterpret_cast<uint64_t>(region->address);
   Connect();
-  ASSERT_TRUE(Transfer(OpCode::kWrite, remote, kRegion).ok());
+  ASSERT_TRUE(Transfer(OpCode::kWrite, remote, kDeregisterRegion).ok());
 
   ASSERT_TRUE(target_->DeregisterMemory(*region).ok());
 
-  Status write = Transfer(OpCode::kWrite, remote, kRegion);
+  Status write = Transfer(OpCode::kWrite, remote, kDeregisterRegion);
   EXPECT_EQ(write.code(), RevokedCode(GetParam())) << write.ToString();
-  EXPECT_FALSE(Transfer(OpCode::kRead, remote, kRegion).ok());
+  EXPECT_FALSE(Transfer(OpCode::kRead, remote, kDeregisterRegion).ok());
 }
 
 TEST_P(DeregisterTest, OtherRegionsKeepWorkingAfterADeregistration) {
   if (GetParam() == "verbs") {
     GTEST_SKIP() << "a refused verbs request leaves its queue pair in the error state";
   }
-  std::vector<uint8_t> gone(kRegion, kTargetFill);
-  std::vector<uint8_t> kept(kRegion, kTargetFill);
-  auto gone_region = target_->RegisterMemory(gone.data(), kRegion, {});
-  auto kept_region = target_->RegisterMemory(kept.data(), kRegion, {});
+  std::vector<uint8_t> gone(kDeregisterRegion, kTargetFill);
+  std::vector<uint8_t> kept(kDeregisterRegion, kTargetFill);
+  auto gone_region = target_->RegisterMemory(gone.data(), kDeregisterRegion, {});
+  auto kept_region = target_->RegisterMemory(kept.data(), kDeregisterRegion, {});
   ASSERT_TRUE(gone_region.ok() && kept_region.ok());
   Connect();
   ASSERT_TRUE(target_->DeregisterMemory(*gone_region).ok());
@@ -153,8 +153,8 @@ TEST_P(DeregisterTest, OtherRegionsKeepWorkingAfterADeregistration) {
 }
 
 TEST_P(DeregisterTest, WritesRacingTheDeregistrationNeverLandAfterItReturns) {
-  std::vector<uint8_t> buffer(kRegion, kTargetFill);
-  auto region = target_->RegisterMemory(buffer.data(), kRegion, {});
+  std::vector<uint8_t> buffer(kDeregisterRegion, kTargetFill);
+  auto region = target_->RegisterMemory(buffer.data(), kDeregisterRegion, {});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
   Connect();
   const uint64_t remote = reinterpret_cast<uint64_t>(buffer.data());
@@ -169,9 +169,9 @@ TEST_P(DeregisterTest, WritesRacingTheDeregistrationNeverLandAfterItReturns) {
     uint8_t fill = 1;
     const auto give_up = std::chrono::steady_clock::now() + 10s;
     while (std::chrono::steady_clock::now() < give_up) {
-      std::memset(local_.address, fill, kRegion);
+      std::memset(local_.address, fill, kDeregisterRegion);
       writer_started.store(true, std::memory_order_release);
-      Status status = Transfer(OpCode::kWrite, remote, kRegion);
+      Status status = Transfer(OpCode::kWrite, remote, kDeregisterRegion);
       if (!status.ok()) {
         failure = status;
         return;
@@ -191,7 +191,7 @@ TEST_P(DeregisterTest, WritesRacingTheDeregistrationNeverLandAfterItReturns) {
 
   EXPECT_GT(writes_ok.load(), 0) << "the writer never wrote before the deregistration";
   EXPECT_EQ(failure.code(), RevokedCode(GetParam())) << failure.ToString();
-  EXPECT_EQ(std::memcmp(buffer.data(), at_return.data(), kRegion), 0)
+  EXPECT_EQ(std::memcmp(buffer.data(), at_return.data(), kDeregisterRegion), 0)
       << "a WRITE landed after DeregisterMemory returned";
 }
 

@@ -27,7 +27,7 @@ using testing::ChildCommand;
 using testing::Fnv1a;
 using testing::TargetProcess;
 
-constexpr size_t kRegion = 1 << 20;
+constexpr size_t kEngineRegion = 1 << 20;
 
 std::unique_ptr<Engine> MakeInitiator(const std::string& transport) {
   EngineOptions options;
@@ -52,7 +52,7 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
 
   void Connect(TargetProcess& target) {
     engine_ = MakeInitiator(GetParam());
-    auto local = engine_->AllocateMemory(kRegion, {});
+    auto local = engine_->AllocateMemory(kEngineRegion, {});
     ASSERT_TRUE(local.ok());
     local_ = *local;
     ConnectOptions options;
@@ -93,7 +93,7 @@ TEST(EngineOptionsTest, TransportOptionsAreCheckedByTheirTransportAtCreate) {
 }
 
 TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
-  TargetProcess target(BuiltinTransports(), kRegion, Access::kRemoteReadWrite, 0);
+  TargetProcess target(BuiltinTransports(), kEngineRegion, Access::kRemoteReadWrite, 0);
   Connect(target);
   auto info = engine_->GetPeerInfo(peer_);
   ASSERT_TRUE(info.ok());
@@ -101,7 +101,7 @@ TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
   EXPECT_EQ(info->name, "target");
   ASSERT_EQ(info->regions.size(), 1u);
   EXPECT_EQ(info->regions[0].address, target.region().address);
-  EXPECT_EQ(info->regions[0].length, kRegion);
+  EXPECT_EQ(info->regions[0].length, kEngineRegion);
   // The NIC port is named exactly where a NIC moves the bytes.
   if (info->data_mover == DataMover::kNic) {
     EXPECT_FALSE(info->nic.device.empty());
@@ -115,29 +115,29 @@ TEST_P(EngineTest, ConnectionUsesTheForcedTransportAndSeesPeerRegions) {
 }
 
 TEST_P(EngineTest, WriteBatchLandsByteForByteAndReadsBack) {
-  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0);
+  TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteReadWrite, 0);
   Connect(target);
-  for (size_t i = 0; i < kRegion; ++i) local()[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (size_t i = 0; i < kEngineRegion; ++i) local()[i] = static_cast<uint8_t>(i * 7 + 3);
   const uint64_t remote = target.region().address;
   // Three pieces out of order, covering the region exactly.
-  const TransferEntry batch[] = {{local() + 4096, remote + 4096, kRegion - 4096 - 100},
+  const TransferEntry batch[] = {{local() + 4096, remote + 4096, kEngineRegion - 4096 - 100},
                                  {local(), remote, 4096},
-                                 {local() + kRegion - 100, remote + kRegion - 100, 100}};
+                                 {local() + kEngineRegion - 100, remote + kEngineRegion - 100, 100}};
   ASSERT_TRUE(engine_->Transfer(peer_, OpCode::kWrite, batch, 5s).ok());
-  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(local(), kRegion));
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(local(), kEngineRegion));
 
-  std::vector<uint8_t> expected(local(), local() + kRegion);
-  std::memset(local(), 0, kRegion);
+  std::vector<uint8_t> expected(local(), local() + kEngineRegion);
+  std::memset(local(), 0, kEngineRegion);
   ASSERT_TRUE(engine_->Transfer(peer_, OpCode::kRead, batch, 5s).ok());
-  EXPECT_EQ(std::memcmp(local(), expected.data(), kRegion), 0);
+  EXPECT_EQ(std::memcmp(local(), expected.data(), kEngineRegion), 0);
 }
 
 TEST_P(EngineTest, AsyncRequestsOnSeveralStreamsComplete) {
-  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0);
+  TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteReadWrite, 0);
   Connect(target);
-  std::memset(local(), 0x5a, kRegion);
+  std::memset(local(), 0x5a, kEngineRegion);
   TransferRequest requests[8];
-  const size_t piece = kRegion / 8;
+  const size_t piece = kEngineRegion / 8;
   for (uint32_t i = 0; i < 8; ++i) {
     const TransferEntry entry{local() + i * piece, target.region().address + i * piece, piece};
     ASSERT_TRUE(engine_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), requests[i], i).ok());
@@ -146,16 +146,16 @@ TEST_P(EngineTest, AsyncRequestsOnSeveralStreamsComplete) {
     ASSERT_TRUE(request.Wait(5s).ok());
     EXPECT_EQ(request.bytes(), piece);
   }
-  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(local(), kRegion));
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), Fnv1a(local(), kEngineRegion));
 }
 
 TEST_P(EngineTest, OutOfRangeAndUnregisteredRemotesAreRefusedUntouched) {
-  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0x11);
+  TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteReadWrite, 0x11);
   Connect(target);
   const uint64_t before = target.Ask(ChildCommand::kHash);
   const uint64_t remote = target.region().address;
-  std::memset(local(), 0xee, kRegion);
-  const TransferEntry past_end{local(), remote + kRegion - 10, 20};
+  std::memset(local(), 0xee, kEngineRegion);
+  const TransferEntry past_end{local(), remote + kEngineRegion - 10, 20};
   const TransferEntry before_start{local(), remote - 4096, 8};
   const TransferEntry wraps{local(), UINT64_MAX - 4, 16};
   for (const auto& bad : {past_end, before_start, wraps}) {
@@ -173,7 +173,7 @@ TEST_P(EngineTest, OutOfRangeAndUnregisteredRemotesAreRefusedUntouched) {
 }
 
 TEST_P(EngineTest, ReadOnlyRegionRefusesWrites) {
-  TargetProcess target({GetParam()}, kRegion, Access::kRemoteRead, 0x22);
+  TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteRead, 0x22);
   Connect(target);
   const uint64_t before = target.Ask(ChildCommand::kHash);
   const TransferEntry entry{local(), target.region().address, 4096};
@@ -199,9 +199,9 @@ TEST_P(EngineTest, SendLandsInThePeersPostedReceive) {
 }
 
 TEST_P(EngineTest, PeerKilledMidTransferIsReportedWithinTheTimeout) {
-  TargetProcess target({GetParam()}, kRegion, Access::kRemoteReadWrite, 0);
+  TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteReadWrite, 0);
   Connect(target);
-  const TransferEntry entry{local(), target.region().address, kRegion};
+  const TransferEntry entry{local(), target.region().address, kEngineRegion};
   ASSERT_TRUE(engine_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 5s).ok());
   target.Kill();
   const auto start = std::chrono::steady_clock::now();

@@ -32,7 +32,7 @@ std::string TempPath(const std::string& name) {
 }
 
 // The JSON document at `path`, or null when it is missing or unparsable.
-json ReadJson(const std::string& path) {
+json ReadJsonOrNull(const std::string& path) {
   std::ifstream in(path);
   if (!in.good()) return nullptr;
   return json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -121,7 +121,7 @@ TEST(MatrixE2e, LoopbackPrintsTheHostDirectionsForShmAndTcp) {
   }
   EXPECT_NE(run.out.find("GB/s = 10^9 B/s"), std::string::npos);
 
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   EXPECT_EQ(document["schema"]["name"], "xfer.matrix");
   EXPECT_EQ(document["run"]["outcome"], "complete");
@@ -156,7 +156,7 @@ TEST(MatrixE2e, VerifyChecksEveryHostDirectionOnEveryTransport) {
                            "--json", path}),
       120s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   size_t verified = 0;
   for (const auto& cell : document["cells"]) {
@@ -180,7 +180,7 @@ TEST(MatrixE2e, BatchedRequestsAndStreamsOnTcp) {
                                                        "--json", path}),
                                   120s);
   ASSERT_EQ(batched.exit_code, 0) << batched.err;
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   for (const auto& cell : document["cells"]) {
     EXPECT_EQ(cell["requests"], 4);
     EXPECT_EQ(cell["path"]["streams"], 2);
@@ -199,7 +199,7 @@ TEST(MatrixE2e, TargetAndInitiatorAsTwoProcesses) {
   ASSERT_EQ(initiator.exit_code, 0) << initiator.err;
   ASSERT_EQ(served.exit_code, 0) << served.err;
   EXPECT_NE(served.out.find("waiting for an initiator on port " + port), std::string::npos);
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   EXPECT_EQ(CountStatus(document, "ok"), document["cells"].size());
   EXPECT_FALSE(document["hosts"]["target"]["hostname"].get<std::string>().empty());
@@ -244,7 +244,7 @@ TEST(MatrixE2e, DeviceCellsReadNaWithThisHostsReason) {
       120s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const Status gpu = cuda::DeviceRuntime::Create()->Available();
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   ASSERT_EQ(document["cells"].size(), document["transports"].size() * 6 * 3);
   for (const auto& cell : document["cells"]) {
@@ -292,7 +292,7 @@ TEST(MatrixE2e, BadFlagsAreUsageErrors) {
 bool WaitForFinishedCell(const std::string& path, std::chrono::seconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < until) {
-    const json document = ReadJson(path);
+    const json document = ReadJsonOrNull(path);
     if (!document.is_null() && document.contains("cells") && CountStatus(document, "ok") > 0) {
       return true;
     }
@@ -322,7 +322,7 @@ TEST(MatrixE2e, KilledTargetIsReportedWithinTheTimeoutAndFinishedCellsStay) {
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_LT(took, 3s + 2s);  // --timeout 3, plus process start-up slack
   EXPECT_NE(result.err.find("tcp "), std::string::npos) << result.err;  // names the cell
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   EXPECT_EQ(document["run"]["outcome"], "failed");
   EXPECT_GE(CountStatus(document, "ok"), 1u);
@@ -341,7 +341,7 @@ TEST(MatrixE2e, InterruptedRunExitsWithTheSignalAndKeepsFinishedCells) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_EQ(result.exit_code, 128 + SIGINT) << result.err;
   EXPECT_NE(result.err.find("interrupted by SIGINT in cell tcp "), std::string::npos) << result.err;
-  const json document = ReadJson(path);
+  const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   EXPECT_EQ(document["run"]["outcome"], "interrupted");
   EXPECT_GE(CountStatus(document, "ok"), 1u);

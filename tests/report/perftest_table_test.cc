@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "report/golden_file.h"
+
 namespace xfer::report {
 namespace {
 
@@ -23,14 +25,7 @@ using bench::BwUnits;
 using bench::LatDurationResult;
 using bench::LatResult;
 
-std::string ReadGolden(const std::string& name) {
-  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name,
-                   std::ios::binary);
-  EXPECT_TRUE(in.good()) << "missing golden file " << name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadGolden;
 
 // What a terminal shows: tabs expanded to 8-column stops (as in the seeds).
 std::string ExpandTabs(const std::string& line) {

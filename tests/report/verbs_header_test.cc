@@ -16,6 +16,7 @@
 #include "report/json_report.h"
 #include "report/perftest_table.h"
 #include "report/test_info.h"
+#include "report/golden_file.h"
 
 namespace xfer::report {
 namespace {
@@ -24,14 +25,7 @@ using bench::QpAddress;
 using bench::VerbsRunInfo;
 using nlohmann::json;
 
-std::string ReadGolden(const std::string& name) {
-  std::ifstream in(std::string(XFER_TEST_DATA_DIR) + "/" + name,
-                   std::ios::binary);
-  EXPECT_TRUE(in.good()) << "missing golden file " << name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadGolden;
 
 // ::ffff:10.0.0.<last>, as RoCE v2 GIDs of IPv4 addresses look.
 std::array<uint8_t, 16> Ipv4Gid(uint8_t last) {

@@ -17,9 +17,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr uint64_t kBlock = 4096;
+constexpr uint64_t kSamplerBlock = 4096;
 constexpr uint64_t kEntries = 10;
-constexpr uint64_t kBytes = kBlock * kEntries;
+constexpr uint64_t kBytes = kSamplerBlock * kEntries;
 
 class BatchSamplerTest : public ::testing::TestWithParam<uint32_t> {
  protected:
@@ -49,7 +49,7 @@ class BatchSamplerTest : public ::testing::TestWithParam<uint32_t> {
     layout.op = op;
     layout.local = static_cast<uint8_t*>(local_.address);
     layout.remote = reinterpret_cast<uint64_t>(remote_.address);
-    layout.block_size = kBlock;
+    layout.block_size = kSamplerBlock;
     layout.entries = kEntries;
     layout.requests = requests;
     layout.streams = 2;

@@ -7,12 +7,12 @@
 namespace xfer::matrix {
 namespace {
 
-constexpr uint64_t kBytes = 128ull << 20;  // 134217728
+constexpr uint64_t kSampleBytes = 128ull << 20;  // 134217728
 
 TEST(CellStatisticTest, MedianOfOddCountIsTheMiddleSampleInDecimalGigabytes) {
   // 1.0 s, 0.5 s, 2.0 s for 128 MiB: 0.134, 0.268, 0.067 GB/s.
   const std::vector<double> seconds = {1.0, 0.5, 2.0};
-  auto stat = ComputeCellStatistic(kBytes, seconds);
+  auto stat = ComputeCellStatistic(kSampleBytes, seconds);
   ASSERT_TRUE(stat.ok());
   EXPECT_DOUBLE_EQ(stat->median_gbps, 0.134217728);
   EXPECT_DOUBLE_EQ(stat->max_gbps, 0.268435456);
@@ -37,9 +37,9 @@ TEST(CellStatisticTest, AnOutlierMovesTheMeanButNotTheMedian) {
 }
 
 TEST(CellStatisticTest, RefusesNoSamplesAndNonPositiveTimes) {
-  EXPECT_FALSE(ComputeCellStatistic(kBytes, std::vector<double>{}).ok());
-  EXPECT_FALSE(ComputeCellStatistic(kBytes, std::vector<double>{1.0, 0.0}).ok());
-  EXPECT_FALSE(ComputeCellStatistic(kBytes, std::vector<double>{-1.0}).ok());
+  EXPECT_FALSE(ComputeCellStatistic(kSampleBytes, std::vector<double>{}).ok());
+  EXPECT_FALSE(ComputeCellStatistic(kSampleBytes, std::vector<double>{1.0, 0.0}).ok());
+  EXPECT_FALSE(ComputeCellStatistic(kSampleBytes, std::vector<double>{-1.0}).ok());
 }
 
 }  // namespace

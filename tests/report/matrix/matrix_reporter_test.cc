@@ -44,7 +44,7 @@ std::string ReadStream(std::FILE* file) {
 }
 
 // The run as the initiator holds it at OnPlan: nothing measured yet.
-matrix::MatrixRun PlannedRun() {
+matrix::MatrixRun RunBeforeItStarts() {
   matrix::MatrixRun run = testing::SampleRun();
   for (matrix::CellResult& cell : run.cells) {
     if (cell.status == CellStatus::kUnsupported) continue;
@@ -110,8 +110,8 @@ TEST_F(MatrixReporterTest, PrepareSkipsPathsNotAskedFor) {
   config.markdown_path.clear();
   MatrixReporter reporter(out_, progress_, false);
   ASSERT_TRUE(reporter.Prepare(config).ok());
-  reporter.OnPlan(PlannedRun());
-  reporter.OnFinish(PlannedRun());
+  reporter.OnPlan(RunBeforeItStarts());
+  reporter.OnFinish(RunBeforeItStarts());
   EXPECT_TRUE(fs::exists(dir_ / "out.json"));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
@@ -159,7 +159,7 @@ TEST_F(MatrixReporterTest, PrepareRejectsOnePathForTwoFlags) {
 TEST_F(MatrixReporterTest, FilesHoldThePlanThenEachFinishedCell) {
   MatrixReporter reporter(out_, progress_, false);
   ASSERT_TRUE(reporter.Prepare(Config()).ok());
-  matrix::MatrixRun run = PlannedRun();
+  matrix::MatrixRun run = RunBeforeItStarts();
   reporter.OnPlan(run);
 
   json doc = json::parse(ReadText(dir_ / "out.json"));
@@ -187,7 +187,7 @@ TEST_F(MatrixReporterTest, FilesHoldThePlanThenEachFinishedCell) {
 TEST_F(MatrixReporterTest, FinishWritesEverythingAndPrintsTheTables) {
   MatrixReporter reporter(out_, progress_, false);
   ASSERT_TRUE(reporter.Prepare(Config()).ok());
-  reporter.OnPlan(PlannedRun());
+  reporter.OnPlan(RunBeforeItStarts());
   const matrix::MatrixRun run = testing::SampleRun();
   reporter.OnFinish(run);
   EXPECT_EQ(json::parse(ReadText(dir_ / "out.json"))["run"]["outcome"], "failed");
@@ -203,7 +203,7 @@ TEST_F(MatrixReporterTest, FinishWritesEverythingAndPrintsTheTables) {
 TEST_F(MatrixReporterTest, ReplacesFilesByRename) {
   MatrixReporter reporter(out_, progress_, false);
   ASSERT_TRUE(reporter.Prepare(Config()).ok());
-  const matrix::MatrixRun run = PlannedRun();
+  const matrix::MatrixRun run = RunBeforeItStarts();
   reporter.OnPlan(run);
   struct stat before {};
   ASSERT_EQ(::stat((dir_ / "out.json").c_str(), &before), 0);
@@ -234,7 +234,7 @@ TEST_F(MatrixReporterTest, FileErrorMidRunIsKeptAndTheRunGoesOn) {
 
 TEST_F(MatrixReporterTest, NoProgressUnlessAsked) {
   MatrixReporter reporter(out_, progress_, false);
-  const matrix::MatrixRun run = PlannedRun();
+  const matrix::MatrixRun run = RunBeforeItStarts();
   reporter.OnPlan(run);
   reporter.OnSample(run, run.CellIndex(0, 2, 0), 1, 6);
   reporter.OnCellDone(run, run.CellIndex(0, 2, 0));
@@ -245,7 +245,7 @@ TEST_F(MatrixReporterTest, NoProgressUnlessAsked) {
 
 TEST_F(MatrixReporterTest, ProgressLineIsRedrawnAndClearedBeforeTheTables) {
   MatrixReporter reporter(out_, progress_, true);
-  const matrix::MatrixRun run = PlannedRun();
+  const matrix::MatrixRun run = RunBeforeItStarts();
   reporter.OnPlan(run);
   reporter.OnSample(run, run.CellIndex(0, 2, 0), 1, 6);
   reporter.OnSample(run, run.CellIndex(0, 2, 0), 2, 6);
@@ -267,7 +267,7 @@ TEST_F(MatrixReporterTest, FifoIsWrittenOnceAndNotReplaced) {
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
   const matrix::MatrixRun sample = testing::SampleRun();
-  matrix::MatrixRun run = PlannedRun();
+  matrix::MatrixRun run = RunBeforeItStarts();
   run.transports = {"shm"};
   run.config.directions = {sample.config.directions[2]};
   run.config.block_sizes = {sample.config.block_sizes[0]};

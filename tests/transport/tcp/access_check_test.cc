@@ -15,27 +15,27 @@ namespace {
 using xfer::testing::ConnectPair;
 using xfer::testing::EndpointPair;
 
-constexpr size_t kSize = 64 << 10;
+constexpr size_t kCheckedRegion = 64 << 10;
 constexpr uint32_t kCanary = 0xC0FFEE;
 constexpr uint32_t kData = 42;
 
 class TcpAccessCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    local_ = pair_.initiator_memory.Add(kSize, Access::kRemoteReadWrite);
-    rw_ = pair_.target_memory.Add(kSize, Access::kRemoteReadWrite);
-    read_only_ = pair_.target_memory.Add(kSize, Access::kRemoteRead);
-    write_only_ = pair_.target_memory.Add(kSize, Access::kRemoteWrite);
-    unregistered_.resize(kSize);
+    local_ = pair_.initiator_memory.Add(kCheckedRegion, Access::kRemoteReadWrite);
+    rw_ = pair_.target_memory.Add(kCheckedRegion, Access::kRemoteReadWrite);
+    read_only_ = pair_.target_memory.Add(kCheckedRegion, Access::kRemoteRead);
+    write_only_ = pair_.target_memory.Add(kCheckedRegion, Access::kRemoteWrite);
+    unregistered_.resize(kCheckedRegion);
     for (auto* p : {Bytes(rw_), Bytes(read_only_), Bytes(write_only_), unregistered_.data()}) {
-      FillPattern(p, kSize, kCanary);
+      FillPattern(p, kCheckedRegion, kCanary);
     }
     ASSERT_TRUE(ConnectPair(transport_, transport_, pair_, 2).ok());
   }
 
   void ExpectTargetUntouched() {
     for (auto* p : {Bytes(rw_), Bytes(read_only_), Bytes(write_only_), unregistered_.data()}) {
-      EXPECT_EQ(FirstPatternMismatch(p, kSize, kCanary), kSize);
+      EXPECT_EQ(FirstPatternMismatch(p, kCheckedRegion, kCanary), kCheckedRegion);
     }
   }
 
@@ -50,7 +50,7 @@ class TcpAccessCheckTest : public ::testing::Test {
   }
 
   Status Read(uint64_t remote, size_t length) {
-    FillPattern(Bytes(local_), kSize, kCanary);
+    FillPattern(Bytes(local_), kCheckedRegion, kCanary);
     TransferEntry entry{Bytes(local_), remote, length};
     TransferRequest request;
     EXPECT_TRUE(pair_.initiator->PostRead({&entry, 1}, request, 1).ok());
@@ -88,7 +88,7 @@ TEST_F(TcpAccessCheckTest, WriteOutsideRegisteredMemoryIsOutOfRange) {
   Status status = Write(Addr(unregistered_.data()), 4096);
   EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
   // Straddling the end of a registered region is out of range too.
-  status = Write(Addr(Bytes(rw_)) + kSize - 10, 100);
+  status = Write(Addr(Bytes(rw_)) + kCheckedRegion - 10, 100);
   EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
   // An address range that wraps around the address space.
   status = Write(~uint64_t{0} - 10, 100);
@@ -100,10 +100,10 @@ TEST_F(TcpAccessCheckTest, WriteOutsideRegisteredMemoryIsOutOfRange) {
 TEST_F(TcpAccessCheckTest, ReadFromWriteOnlyRegionIsDeniedAndLeavesLocalUntouched) {
   Status status = Read(Addr(Bytes(write_only_)), 4096);
   EXPECT_EQ(status.code(), StatusCode::kPermissionDenied) << status.ToString();
-  EXPECT_EQ(FirstPatternMismatch(Bytes(local_), kSize, kCanary), kSize);
+  EXPECT_EQ(FirstPatternMismatch(Bytes(local_), kCheckedRegion, kCanary), kCheckedRegion);
   status = Read(Addr(unregistered_.data()), 4096);
   EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
-  EXPECT_EQ(FirstPatternMismatch(Bytes(local_), kSize, kCanary), kSize);
+  EXPECT_EQ(FirstPatternMismatch(Bytes(local_), kCheckedRegion, kCanary), kCheckedRegion);
   ExpectTargetUntouched();
   ExpectConnectionStillWorks();
 }
@@ -111,7 +111,7 @@ TEST_F(TcpAccessCheckTest, ReadFromWriteOnlyRegionIsDeniedAndLeavesLocalUntouche
 // One bad entry fails the batch; the good entries around it still land and
 // the stream stays in step (the refused payload was drained, not parsed).
 TEST_F(TcpAccessCheckTest, BadEntryFailsTheBatchOnly) {
-  FillPattern(Bytes(local_), kSize, kData);
+  FillPattern(Bytes(local_), kCheckedRegion, kData);
   std::vector<TransferEntry> entries = {
       {Bytes(local_), Addr(Bytes(rw_)), 5000},
       {Bytes(local_), Addr(Bytes(read_only_)), 5000},
@@ -122,7 +122,7 @@ TEST_F(TcpAccessCheckTest, BadEntryFailsTheBatchOnly) {
   (void)request.Wait(kWait);
   ASSERT_TRUE(request.done());
   EXPECT_EQ(request.Test().code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ(FirstPatternMismatch(Bytes(read_only_), kSize, kCanary), kSize);
+  EXPECT_EQ(FirstPatternMismatch(Bytes(read_only_), kCheckedRegion, kCanary), kCheckedRegion);
   EXPECT_EQ(FirstPatternMismatch(Bytes(rw_), 5000, kData), 5000u);
   EXPECT_EQ(FirstPatternMismatch(Bytes(rw_) + 8192, 5000, kData), 5000u);
   ExpectConnectionStillWorks();

@@ -15,13 +15,13 @@ namespace {
 using xfer::testing::ConnectPair;
 using xfer::testing::EndpointPair;
 
-constexpr size_t kRegion = size_t{16} << 20;
+constexpr size_t kOneSidedRegion = size_t{16} << 20;
 
 class TcpOneSidedTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
-    a_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
-    b_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
+    a_ = pair_.initiator_memory.Add(kOneSidedRegion, Access::kRemoteReadWrite);
+    b_ = pair_.target_memory.Add(kOneSidedRegion, Access::kRemoteReadWrite);
     ASSERT_TRUE(ConnectPair(transport_, transport_, pair_, GetParam()).ok());
   }
 
@@ -36,7 +36,7 @@ class TcpOneSidedTest : public ::testing::TestWithParam<uint32_t> {
 TEST_P(TcpOneSidedTest, ManyRequestsInFlightFromSeveralThreads) {
   constexpr size_t kPerThread = 64;
   constexpr size_t kSize = 32 << 10;
-  FillPattern(Bytes(a_), kRegion, 7);
+  FillPattern(Bytes(a_), kOneSidedRegion, 7);
   auto run = [&](size_t first) {
     std::vector<TransferRequest> requests(kPerThread);
     for (size_t i = 0; i < kPerThread; ++i) {
@@ -59,9 +59,9 @@ TEST_P(TcpOneSidedTest, InterleavedSmallWritesAndReads) {
   constexpr size_t kOps = 400;
   constexpr size_t kSize = 24;
   uint8_t* write_src = Bytes(a_);
-  uint8_t* read_dst = Bytes(a_) + kRegion / 2;
+  uint8_t* read_dst = Bytes(a_) + kOneSidedRegion / 2;
   uint8_t* write_dst = Bytes(b_);
-  uint8_t* read_src = Bytes(b_) + kRegion / 2;
+  uint8_t* read_src = Bytes(b_) + kOneSidedRegion / 2;
   FillPattern(write_src, kOps * kSize, 21);
   FillPattern(read_src, kOps * kSize, 22);
   std::memset(read_dst, 0, kOps * kSize);

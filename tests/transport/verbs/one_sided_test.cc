@@ -16,15 +16,15 @@ namespace {
 using xfer::testing::ConnectPair;
 using xfer::testing::EndpointPair;
 
-constexpr size_t kRegion = 4 << 20;  // multi-MiB, modest for Soft-RoCE
+constexpr size_t kOneSidedRegion = 4 << 20;  // multi-MiB, modest for Soft-RoCE
 
 class VerbsOneSidedTest : public VerbsDeviceTest,
                           public ::testing::WithParamInterface<uint32_t> {
  protected:
   void Connect(VerbsTransportOptions initiator_options = SideOptions(true),
                VerbsTransportOptions target_options = SideOptions(false)) {
-    local_ = pair_.initiator_memory.Add(kRegion, Access::kNone);
-    remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
+    local_ = pair_.initiator_memory.Add(kOneSidedRegion, Access::kNone);
+    remote_ = pair_.target_memory.Add(kOneSidedRegion, Access::kRemoteReadWrite);
     read_only_ = pair_.target_memory.Add(4096, Access::kRemoteRead);
     VerbsTransport initiator(initiator_options);
     VerbsTransport target(target_options);
@@ -54,16 +54,16 @@ class VerbsOneSidedTest : public VerbsDeviceTest,
 
 TEST_P(VerbsOneSidedTest, MultiMiBWriteAndReadBackAreByteForByte) {
   Connect();
-  FillPattern(Bytes(local_), kRegion, 2);
-  const TransferEntry entry{Bytes(local_), Addr(Bytes(remote_)), kRegion};
+  FillPattern(Bytes(local_), kOneSidedRegion, 2);
+  const TransferEntry entry{Bytes(local_), Addr(Bytes(remote_)), kOneSidedRegion};
   ASSERT_TRUE(Run(OpCode::kWrite, {&entry, 1}, GetParam() - 1).ok());
-  EXPECT_EQ(FirstPatternMismatch(Bytes(remote_), kRegion, 2), kRegion);
+  EXPECT_EQ(FirstPatternMismatch(Bytes(remote_), kOneSidedRegion, 2), kOneSidedRegion);
 
-  FillPattern(Bytes(remote_), kRegion, 3);
-  std::memset(Bytes(local_), 0, kRegion);
+  FillPattern(Bytes(remote_), kOneSidedRegion, 3);
+  std::memset(Bytes(local_), 0, kOneSidedRegion);
   Status read = Run(OpCode::kRead, {&entry, 1});
   ASSERT_TRUE(read.ok()) << read.ToString();
-  EXPECT_EQ(FirstPatternMismatch(Bytes(local_), kRegion, 3), kRegion);
+  EXPECT_EQ(FirstPatternMismatch(Bytes(local_), kOneSidedRegion, 3), kOneSidedRegion);
 }
 
 TEST_P(VerbsOneSidedTest, ManySmallEntriesPassATinySendQueueInOrder) {

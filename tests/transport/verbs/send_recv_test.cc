@@ -17,14 +17,14 @@ using namespace std::chrono_literals;
 using xfer::testing::ConnectPair;
 using xfer::testing::EndpointPair;
 
-constexpr size_t kRegion = 1 << 20;
+constexpr size_t kSendRecvRegion = 1 << 20;
 
 class VerbsSendRecvTest : public VerbsDeviceTest {
  protected:
   void Connect(uint32_t streams = 1, std::chrono::milliseconds io_timeout = 5000ms,
                uint32_t target_slot_bytes = 4096) {
-    send_ = pair_.initiator_memory.Add(kRegion, Access::kNone);
-    recv_ = pair_.target_memory.Add(kRegion, Access::kNone);
+    send_ = pair_.initiator_memory.Add(kSendRecvRegion, Access::kNone);
+    recv_ = pair_.target_memory.Add(kSendRecvRegion, Access::kNone);
     VerbsTransportOptions target_options = SideOptions(false);
     // Small receive slots: every message above 4 KiB travels in pieces.
     target_options.recv_slot_bytes = target_slot_bytes;
@@ -46,7 +46,7 @@ TEST_F(VerbsSendRecvTest, LargeMessageIsCutIntoPiecesAndPutBackTogether) {
   const size_t size = 100 * 4096 - 17;
   FillPattern(Bytes(send_), size, 2);
   TransferRequest recv;
-  ASSERT_TRUE(pair_.target->PostRecv(Bytes(recv_), kRegion, recv).ok());
+  ASSERT_TRUE(pair_.target->PostRecv(Bytes(recv_), kSendRecvRegion, recv).ok());
   TransferRequest send;
   ASSERT_TRUE(pair_.initiator->PostSend(Bytes(send_), size, send, 0).ok());
   ASSERT_TRUE(send.Wait(kWait).ok()) << send.Test().ToString();
