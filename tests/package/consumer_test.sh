@@ -7,6 +7,9 @@
 #   3. pkg-config, as a Makefile would use it      -> -lxfer
 # Usage: consumer_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
+# Pipelines below end in `grep PATTERN >/dev/null`, never `grep -q`: -q stops
+# reading at the first match, the writer then dies of SIGPIPE, and pipefail
+# fails the step (seen under a loaded CI).
 build=$(realpath "$1")
 source_dir=$(realpath "$2")
 work=$(mktemp -d)
@@ -33,7 +36,7 @@ soname=$(objdump -p "$prefix/lib/libxfer.so" | awk '/SONAME/ {print $2}')
 transports=$("$prefix/bin/xfer" -V | sed -n 's/^transports: //p')
 [[ $transports == "shm, tcp"* ]] || fail "the installed xfer -V names the transports '$transports'"
 # A build without verbs needs no rdma-core at run time either.
-if [[ $transports != *verbs* ]] && objdump -p "$prefix/lib/libxfer.so" | grep -q 'NEEDED.*libibverbs'; then
+if [[ $transports != *verbs* ]] && objdump -p "$prefix/lib/libxfer.so" | grep 'NEEDED.*libibverbs' >/dev/null; then
   fail "libxfer.so of a build without verbs needs libibverbs"
 fi
 if [[ -d $build/python/xfer ]]; then
@@ -43,7 +46,7 @@ if [[ -d $build/python/xfer ]]; then
 fi
 
 run_examples() {  # DIR: the two examples, the second over shm and over tcp
-  "$1/one_sided_copy" | grep -q 'first byte 0xab' || fail "$1/one_sided_copy"
+  "$1/one_sided_copy" | grep 'first byte 0xab' >/dev/null || fail "$1/one_sided_copy"
   for transport in shm tcp; do
     out=$("$1/copy_between_processes" "$transport") || fail "$1/copy_between_processes $transport: $out"
     echo "    $out"
@@ -56,7 +59,7 @@ step "find_package(xfer): libxfer.so"
 cmake -S "$source_dir/examples" -B "$work/shared" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release >"$work/shared.log" || { cat "$work/shared.log"; fail "configure"; }
 cmake --build "$work/shared" -j 2 >>"$work/shared.log" || { cat "$work/shared.log"; fail "build"; }
-ldd "$work/shared/copy_between_processes" | grep -q "libxfer.so.0.2 => $prefix/lib/libxfer.so.0.2" ||
+ldd "$work/shared/copy_between_processes" | grep "libxfer.so.0.2 => $prefix/lib/libxfer.so.0.2" >/dev/null ||
   fail "the shared example does not load $prefix/lib/libxfer.so.0.2"
 run_examples "$work/shared"
 
@@ -65,7 +68,7 @@ cmake -S "$source_dir/examples" -B "$work/static" -DCMAKE_PREFIX_PATH="$prefix" 
   -DCMAKE_BUILD_TYPE=Release -DXFER_EXAMPLES_STATIC=ON >"$work/static.log" ||
   { cat "$work/static.log"; fail "configure"; }
 cmake --build "$work/static" -j 2 >>"$work/static.log" || { cat "$work/static.log"; fail "build"; }
-! ldd "$work/static/copy_between_processes" | grep -q libxfer || fail "the static example loads libxfer.so"
+! ldd "$work/static/copy_between_processes" | grep libxfer >/dev/null || fail "the static example loads libxfer.so"
 run_examples "$work/static"
 
 step "pkg-config xfer"

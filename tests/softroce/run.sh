@@ -96,7 +96,7 @@ export XFER_TEST_VERBS_DEVICES=rxe0,rxe1
 # client starts once the server listens.
 wait_listening() {
   for _ in $(seq 100); do
-    ss -ltn | grep -q ':18515 ' && return 0
+    ss -ltn | grep ':18515 ' >/dev/null && return 0
     sleep 0.1
   done
   return 1
