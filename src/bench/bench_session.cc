@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -119,15 +120,38 @@ Status CheckPeerBuffer(const BenchParams& params, uint64_t length) {
 
 uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
-// The client's setup, from the first connection that sends one.
-Result<RunSetup> AcceptClient(const BenchParams& params, Listener& listener, Session& session) {
-  return AcceptPeer(listener, Deadline::After(params.accept_timeout), "an xfer client",
-                    "waiting for a client", [&](Socket socket) -> Result<RunSetup> {
+// The next client's channel and setup, from the first connection that
+// sends one before `deadline`; stray connections are turned away.
+struct Client {
+  std::unique_ptr<OobChannel> oob;
+  RunSetup setup;
+};
+Result<Client> AcceptClient(const BenchParams& params, Listener& listener, Deadline deadline) {
+  return AcceptPeer(listener, deadline, "an xfer client", "waiting for a client (--accept_timeout)",
+                    [&](Socket socket) -> Result<Client> {
                       auto channel = std::make_unique<OobChannel>(std::move(socket), params.timeout);
                       auto setup = channel->RecvSetup();
-                      if (setup.ok()) session.oob = std::move(channel);
-                      return setup;
+                      if (!setup.ok()) return setup.status();
+                      return Client{std::move(channel), *setup};
                     });
+}
+
+// True for the ways one client's turn ends by the client's doing: it asked
+// for another run (kInvalidArgument), gave up (its Abort: its engine was
+// refused for another secret, or could not reach ours) or hung up
+// (kConnectionLost), went silent (kTimeout), or sent what does not fit
+// (kProtocolError). The server turns such a client away and waits for the
+// next; anything else is the server's own failure.
+bool TurnedAway(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kConnectionLost:
+    case StatusCode::kTimeout:
+    case StatusCode::kProtocolError:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The client's engine connection, or the client's word that it failed
@@ -153,6 +177,32 @@ Result<PeerId> WaitForClientEngine(const BenchParams& params, Session& session) 
   }
 }
 
+// One client's turn: the server's reply to its setup, then its engine
+// connection. On success the session holds the client's channel and peer.
+Status ServeClient(const BenchParams& params, Client& client, Session& session) {
+  const RunSetup ours = MakeRunSetup(params, AddressOf(session.buffer.address), session.buffer.length);
+  SetupReply reply;
+  reply.refusal = CompareSetups(ours, client.setup);
+  reply.accepted = reply.refusal.empty();
+  auto port = ParseHostPort(session.engine->listen_address());
+  reply.engine_port = port.ok() ? port->port : 0;
+  reply.buffer_address = ours.buffer_address;
+  reply.buffer_length = ours.buffer_length;
+  XFER_RETURN_IF_ERROR(client.oob->SendSetupReply(reply));
+  if (!reply.accepted) return InvalidArgument("client asked for another run: " + reply.refusal);
+  XFER_RETURN_IF_ERROR(CheckPeerBuffer(params, client.setup.buffer_length));
+  session.remote_buffer = client.setup.buffer_address;
+  session.remote_length = client.setup.buffer_length;
+  session.oob = std::move(client.oob);
+  auto peer = WaitForClientEngine(params, session);
+  if (!peer.ok()) {
+    session.oob.reset();  // closes the turned-away client's channel
+    return peer.status();
+  }
+  session.peer = *peer;
+  return Status::Ok();
+}
+
 }  // namespace
 
 BufferLayout LayoutFor(const BenchParams& params) {
@@ -171,26 +221,18 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
   session.engine = std::move(engine.value());
   XFER_RETURN_IF_ERROR(AllocateBuffer(params, session));
 
-  auto client = AcceptClient(params, oob_listener, session);
-  if (!client.ok()) return client.status();
+  const Deadline deadline = Deadline::After(params.accept_timeout);
+  for (;;) {
+    auto client = AcceptClient(params, oob_listener, deadline);
+    if (!client.ok()) return client.status();
+    const std::string from = client->oob->PeerHost();
+    Status served = ServeClient(params, *client, session);
+    if (served.ok()) break;
+    if (!TurnedAway(served)) return served;
+    std::fprintf(stderr, "xfer: turned away the client from %s: %s; still waiting for a client\n",
+                 from.empty() ? "?" : from.c_str(), served.ToString().c_str());
+  }
   oob_listener.Close();  // like perftest: one server process serves one client
-  const RunSetup ours = MakeRunSetup(params, AddressOf(session.buffer.address), session.buffer.length);
-  SetupReply reply;
-  reply.refusal = CompareSetups(ours, *client);
-  reply.accepted = reply.refusal.empty();
-  auto port = ParseHostPort(session.engine->listen_address());
-  reply.engine_port = port.ok() ? port->port : 0;
-  reply.buffer_address = ours.buffer_address;
-  reply.buffer_length = ours.buffer_length;
-  XFER_RETURN_IF_ERROR(session.oob->SendSetupReply(reply));
-  if (!reply.accepted) return InvalidArgument("client asked for another run: " + reply.refusal);
-  XFER_RETURN_IF_ERROR(CheckPeerBuffer(params, client->buffer_length));
-  session.remote_buffer = client->buffer_address;
-  session.remote_length = client->buffer_length;
-
-  auto peer = WaitForClientEngine(params, session);
-  if (!peer.ok()) return peer.status();
-  session.peer = *peer;
   auto info = session.engine->GetPeerInfo(session.peer);
   if (!info.ok()) return info.status();
   session.peer_info = *info;

@@ -34,9 +34,14 @@ struct Session {
 
 BufferLayout LayoutFor(const BenchParams& params);
 
-// Server: accepts one client on `oob_listener` (waiting up to
-// params.accept_timeout), checks it asks for the same run, and accepts its
-// engine connection. Errors name the failing step.
+// Server: accepts clients on `oob_listener` until one asks for the same run
+// and connects its engine, within params.accept_timeout in all. A client
+// that asks for another run, gives up (its engine was refused: another
+// secret, another transport), hangs up or goes silent is turned away with a
+// line on stderr, and the server waits for the next; the listener closes
+// once a client is served (one client per server, as perftest). Errors:
+// kTimeout when no client was served in time, or the server's own failure,
+// naming the failing step.
 Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_listener);
 
 // Client: connects to params.server_host:params.port, agrees on the run and

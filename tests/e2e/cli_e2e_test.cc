@@ -225,9 +225,11 @@ TEST(CliUsageTest, HugepagesRunOrExplainHowToReserveThem) {
   }
 }
 
+// The client is refused and exits; the server logs the refusal and waits
+// on for a client that agrees, until --accept_timeout.
 TEST(CliFailureTest, MismatchedFlagsAreRefusedOnBothSides) {
   const std::string port = std::to_string(FreePort());
-  Process server({"write_bw", "-p", port, "-s", "1024", "--timeout", "5"});
+  Process server({"write_bw", "-p", port, "-s", "1024", "--timeout", "5", "--accept_timeout", "3"});
   ProcessResult client = RunXfer({"write_bw", "-p", port, "-s", "4096", "--timeout", "5", "127.0.0.1"}, 20s);
   ProcessResult served = server.Wait(20s);
   EXPECT_EQ(client.exit_code, 1);
@@ -398,18 +400,22 @@ TEST(CliE2e, StrayConnectionDoesNotEndAWaitingServer) {
 
 // Issue 9, defect 3: when the client cannot connect its engine, the server
 // hears why at once instead of waiting out --timeout.
-TEST(CliE2e, TransportMismatchFailsTheServerAtOnce) {
+// The client learns at once; the server turns it away with the client's
+// reason and goes on waiting (until --accept_timeout here).
+TEST(CliE2e, TransportMismatchFailsTheClientAtOnceAndTheServerSaysWhy) {
   const int port = FreePort();
   Process server({"write_bw", "--transport", "tcp", "-n", "100", "-p", std::to_string(port),
-                  "--timeout", "10"});
+                  "--timeout", "10", "--accept_timeout", "4"});
   const auto started = std::chrono::steady_clock::now();
   ProcessResult client = RunXfer({"write_bw", "--transport", "shm", "-n", "100", "-p",
                                   std::to_string(port), "--timeout", "10", "127.0.0.1"},
                                  30s);
-  ProcessResult served = server.Wait(20s);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  ProcessResult served = server.Wait(20s);
   EXPECT_EQ(client.exit_code, 1);
   EXPECT_EQ(served.exit_code, 1);
+  EXPECT_NE(served.err.find("turned away the client from 127.0.0.1"), std::string::npos)
+      << served.err;
   EXPECT_NE(served.err.find("the client could not connect its engine"), std::string::npos)
       << served.err;
   EXPECT_NE(served.err.find("'shm' is not enabled on both peers"), std::string::npos)

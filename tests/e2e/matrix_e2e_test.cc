@@ -220,9 +220,11 @@ TEST(MatrixE2e, StrayConnectionDoesNotEndAWaitingTarget) {
       << served.err;
 }
 
+// The initiator is refused and exits; the target logs the refusal and waits
+// on for an initiator that agrees, until --accept_timeout.
 TEST(MatrixE2e, MismatchedFlagsAreRefusedNamingTheFlag) {
   const std::string port = std::to_string(FreePort());
-  Process target(With(SmallMatrix("64K"), {"-p", port}));
+  Process target(With(SmallMatrix("64K"), {"-p", port, "--accept_timeout", "3"}));
   ProcessResult initiator = RunXfer(With(SmallMatrix(), {"-p", port, "127.0.0.1"}), 30s);
   ProcessResult served = target.Wait(20s);
   EXPECT_EQ(initiator.exit_code, 1);
@@ -230,7 +232,10 @@ TEST(MatrixE2e, MismatchedFlagsAreRefusedNamingTheFlag) {
             std::string::npos)
       << initiator.err;
   EXPECT_EQ(served.exit_code, 1);
+  EXPECT_NE(served.err.find("turned away the initiator from 127.0.0.1"), std::string::npos)
+      << served.err;
   EXPECT_NE(served.err.find("--block_sizes"), std::string::npos) << served.err;
+  EXPECT_NE(served.err.find("--accept_timeout"), std::string::npos) << served.err;
 }
 
 // Every D direction is measured where a GPU is, naming its device path,

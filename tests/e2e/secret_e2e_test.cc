@@ -1,7 +1,8 @@
 // --secret-file end to end: a loopback run whose sides share the secret
-// measures; a server and a client with different secrets both fail, the
-// client naming the refusal, and the server's log naming the refused peer;
-// a secret file others may read is refused before anything starts.
+// measures; a client with another secret fails, naming the refusal, and the
+// server's log names the refused peer, while the server waits on for a
+// client with its secret; a secret file others may read is refused before
+// anything starts.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "e2e/process.h"
 
@@ -60,6 +62,43 @@ TEST(SecretE2e, DifferentSecretsFailBothSidesAndTheServerNamesTheRefusal) {
   ::unlink(theirs.c_str());
 }
 
+// Issue 27, defect 3: a server with a secret turns away a client with
+// another secret, one with none and one that asks for another run, each
+// with a line, and then serves the client that has its secret.
+TEST(SecretE2e, RefusedClientsDoNotEndTheServerAndTheRightOneIsServed) {
+  const std::string ours = SecretFile("ours3", "0123456789abcdef0123456789abcdef", 0600);
+  const std::string theirs = SecretFile("theirs3", "fedcba9876543210fedcba9876543210", 0400);
+  const std::string port = std::to_string(FreePort());
+  const std::vector<std::string> run = {"write_bw", "-p", port, "--transport", "tcp", "-n", "200",
+                                        "--timeout", "3"};
+  auto with = [&run](std::vector<std::string> extra) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  Process server(with({"--secret-file", ours, "--accept_timeout", "30"}));
+  ProcessResult wrong = RunXfer(with({"--secret-file", theirs, "127.0.0.1"}), 20s);
+  ProcessResult none = RunXfer(with({"127.0.0.1"}), 20s);
+  ProcessResult other_run = RunXfer(with({"--secret-file", ours, "-s", "1024", "127.0.0.1"}), 20s);
+  ProcessResult right = RunXfer(with({"--secret-file", ours, "127.0.0.1"}), 30s);
+  ProcessResult served = server.Wait(30s);
+  EXPECT_NE(wrong.exit_code, 0) << wrong.err;
+  EXPECT_NE(none.exit_code, 0) << none.err;
+  EXPECT_NE(other_run.exit_code, 0) << other_run.err;
+  EXPECT_EQ(right.exit_code, 0) << right.err;
+  EXPECT_EQ(served.exit_code, 0) << served.err;
+  size_t turned_away = 0;
+  for (size_t at = served.err.find("turned away the client"); at != std::string::npos;
+       at = served.err.find("turned away the client", at + 1)) {
+    ++turned_away;
+  }
+  EXPECT_EQ(turned_away, 3u) << served.err;
+  EXPECT_NE(served.err.find("-s/--size"), std::string::npos) << served.err;
+  EXPECT_NE(served.out.find("200"), std::string::npos) << served.out;  // the measured row
+  ::unlink(ours.c_str());
+  ::unlink(theirs.c_str());
+}
+
 TEST(SecretE2e, ASecretFileOthersMayReadIsRefusedBeforeTheRun) {
   const std::string loose = SecretFile("loose", "0123456789abcdef0123456789abcdef", 0644);
   ProcessResult run =
@@ -83,6 +122,34 @@ TEST(SecretE2e, AMatrixWithASharedSecretRuns) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("64K"), std::string::npos) << run.out;
   ::unlink(secret.c_str());
+}
+
+// Issue 27, defect 3, for the matrix: a target with a secret turns away an
+// initiator with another secret and then serves one with its own.
+TEST(SecretE2e, AMatrixTargetTurnsAWrongInitiatorAwayAndServesTheRightOne) {
+  const std::string ours = SecretFile("matrix-ours", "0123456789abcdef0123456789abcdef", 0600);
+  const std::string theirs = SecretFile("matrix-theirs", "fedcba9876543210fedcba9876543210", 0600);
+  const std::string port = std::to_string(FreePort());
+  const std::vector<std::string> matrix = {"matrix", "-p", port, "--transports", "tcp",
+                                           "--directions", "H2rH", "--block_sizes", "64K",
+                                           "--transfer_size", "1M", "--loops", "2",
+                                           "--timeout", "3", "--quiet"};
+  auto with = [&matrix](std::vector<std::string> extra) {
+    std::vector<std::string> args = matrix;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  Process target(with({"--secret-file", ours, "--accept_timeout", "30"}));
+  ProcessResult wrong = RunXfer(with({"--secret-file", theirs, "127.0.0.1"}), 30s);
+  ProcessResult right = RunXfer(with({"--secret-file", ours, "127.0.0.1"}), 30s);
+  ProcessResult served = target.Wait(30s);
+  EXPECT_NE(wrong.exit_code, 0) << wrong.err;
+  EXPECT_EQ(right.exit_code, 0) << right.err;
+  EXPECT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_NE(served.err.find("turned away the initiator from 127.0.0.1"), std::string::npos)
+      << served.err;
+  ::unlink(ours.c_str());
+  ::unlink(theirs.c_str());
 }
 
 }  // namespace

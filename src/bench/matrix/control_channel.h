@@ -105,6 +105,7 @@ class ControlChannel {
 
   Status SendHeartbeat();
   Status SendDone();
+  std::string PeerHost() const { return socket_.PeerHost(); }
   // Tells the peer this side failed; best effort, bounded by half a second.
   void SendAbort(const std::string& reason);
 

@@ -1,6 +1,10 @@
 #include "bench/matrix/matrix_target.h"
 
+#include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -54,16 +58,55 @@ struct Accepted {
   Hello hello;
 };
 
-// The initiator's Hello, from the first connection that sends one.
-Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener) {
+// The next initiator's Hello, from the first connection that sends one
+// before `deadline`; stray connections are turned away.
+Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener, Deadline deadline) {
   return bench::AcceptPeer(
-      listener, Deadline::After(config.accept_timeout), "an xfer matrix initiator",
-      "waiting for an initiator", [&](Socket socket) -> Result<Accepted> {
+      listener, deadline, "an xfer matrix initiator", "waiting for an initiator (--accept_timeout)",
+      [&](Socket socket) -> Result<Accepted> {
         auto control = std::make_unique<ControlChannel>(std::move(socket), config.timeout);
         auto hello = control->RecvHello();
         if (!hello.ok()) return hello.status();
         return Accepted{std::move(control), std::move(hello.value())};
       });
+}
+
+// True for the ways one initiator's turn ends by its doing before it asked
+// for anything: it wanted another matrix (kInvalidArgument), gave up (its
+// Abort: its engine was refused for another secret) or hung up
+// (kConnectionLost), or went silent (kTimeout). The target turns it away
+// and waits for the next.
+bool TurnedAway(const Status& status) {
+  return status.code() == StatusCode::kInvalidArgument ||
+         status.code() == StatusCode::kConnectionLost || status.code() == StatusCode::kTimeout;
+}
+
+// The reply that accepts an initiator: where this side's buffers are.
+HelloReply AcceptingReply(const HostFingerprint& local, const std::vector<PlacedBuffer>& buffers,
+                          const Engine& engine) {
+  HelloReply reply;
+  reply.fingerprint = local;
+  for (const PlacedBuffer& buffer : buffers) {
+    reply.buffers.push_back({std::string(buffer.placement->name), buffer.available, buffer.reason,
+                             reinterpret_cast<uint64_t>(buffer.region.address),
+                             buffer.region.length});
+  }
+  auto port = ParseHostPort(engine.listen_address());
+  reply.engine_port = port.ok() ? port->port : 0;
+  reply.accepted = true;
+  return reply;
+}
+
+// Serves buffer requests, starting with `first`, until the initiator's Done.
+Status Serve(ControlChannel& control, std::optional<BufferRequest> first,
+             const std::vector<PlacedBuffer>& buffers) {
+  for (std::optional<BufferRequest> request = std::move(first); request.has_value();) {
+    XFER_RETURN_IF_ERROR(control.SendBufferReply(Serve(*request, buffers)));
+    auto next = control.RecvBufferRequestOrDone();
+    if (!next.ok()) return next.status().WithContext("initiator");
+    request = std::move(*next);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -78,43 +121,49 @@ Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local,
 
   notice(fmt::format("xfer matrix: waiting for an initiator on port {}",
                      listener.local_address().port));
-  auto accepted = AcceptInitiator(config, listener);
-  if (!accepted.ok()) return accepted.status();
-  listener.Close();  // one initiator per target, as perftest's servers
-  ControlChannel& control = *accepted->control;
-  const Hello* hello = &accepted->hello;
-  HelloReply reply;
-  reply.fingerprint = local;
-  reply.refusal = CompareAgreements(AgreementOf(config), hello->agreement);
-  if (!reply.refusal.empty()) {
-    (void)control.SendHelloReply(reply);
-    return InvalidArgument("the initiator asked for another matrix: " + reply.refusal);
-  }
-  // Registered before the reply: the initiator's engine connects after it,
-  // and a peer learns only the regions that exist when it connects.
-  auto buffers = AllocateSideBuffers(
-      **engine, PlacementsNeeded(config.directions, false, config.remote_memory),
-      config.transfer_size, config.cuda_device);
-  if (!buffers.ok()) {
-    reply.refusal = "target: " + buffers.status().ToString();
-    (void)control.SendHelloReply(reply);
-    return buffers.status();
-  }
-  for (const PlacedBuffer& buffer : *buffers) {
-    reply.buffers.push_back({std::string(buffer.placement->name), buffer.available, buffer.reason,
-                             reinterpret_cast<uint64_t>(buffer.region.address),
-                             buffer.region.length});
-  }
-  auto port = ParseHostPort((*engine)->listen_address());
-  reply.engine_port = port.ok() ? port->port : 0;
-  reply.accepted = true;
-  XFER_RETURN_IF_ERROR(control.SendHelloReply(reply));
-
+  const Deadline deadline = Deadline::After(config.accept_timeout);
+  // Allocated for the first initiator that agrees, kept for the next one if
+  // that one is turned away. Registered before the reply: the initiator's
+  // engine connects after it, and a peer learns only the regions that exist
+  // when it connects.
+  std::optional<std::vector<PlacedBuffer>> buffers;
   for (;;) {
-    auto request = control.RecvBufferRequestOrDone();
-    if (!request.ok()) return request.status().WithContext("initiator");
-    if (!request->has_value()) return Status::Ok();
-    XFER_RETURN_IF_ERROR(control.SendBufferReply(Serve(**request, *buffers)));
+    auto accepted = AcceptInitiator(config, listener, deadline);
+    if (!accepted.ok()) return accepted.status();
+    ControlChannel& control = *accepted->control;
+    const std::string from = control.PeerHost();
+    HelloReply refusal;
+    refusal.fingerprint = local;
+    refusal.refusal = CompareAgreements(AgreementOf(config), accepted->hello.agreement);
+    Status turn;
+    if (!refusal.refusal.empty()) {
+      (void)control.SendHelloReply(refusal);
+      turn = InvalidArgument("the initiator asked for another matrix: " + refusal.refusal);
+    } else {
+      if (!buffers) {
+        auto placed = AllocateSideBuffers(
+            **engine, PlacementsNeeded(config.directions, false, config.remote_memory),
+            config.transfer_size, config.cuda_device);
+        if (!placed.ok()) {
+          refusal.refusal = "target: " + placed.status().ToString();
+          (void)control.SendHelloReply(refusal);
+          return placed.status();
+        }
+        buffers = std::move(*placed);
+      }
+      XFER_RETURN_IF_ERROR(control.SendHelloReply(AcceptingReply(local, *buffers, **engine)));
+      // Its first request says its engine connected; an Abort or a hang-up
+      // instead says it could not (another secret, say).
+      auto first = control.RecvBufferRequestOrDone();
+      if (first.ok()) {
+        listener.Close();  // one initiator per target, as perftest's servers
+        return Serve(control, std::move(*first), *buffers);
+      }
+      turn = first.status().WithContext("initiator");
+    }
+    if (!TurnedAway(turn)) return turn;
+    std::fprintf(stderr, "xfer: turned away the initiator from %s: %s; still waiting\n",
+                 from.empty() ? "?" : from.c_str(), turn.ToString().c_str());
   }
 }
 

@@ -14,14 +14,18 @@
 
 namespace xfer::matrix {
 
-// Accepts one initiator on `listener` within config.accept_timeout, refuses
-// it (naming the flag) unless it asks for the same matrix as `config`,
+// Accepts initiators on `listener` until one asks for the same matrix as
+// `config` and connects its engine, within config.accept_timeout in all;
 // allocates one buffer per placement the agreed directions need on this
-// side, then serves until the initiator says Done. `notice` gets the lines
-// a user watching the target should see ("waiting for an initiator...").
-// Errors: kTimeout (no initiator, or it went silent for config.timeout),
-// kInvalidArgument (it asked for another matrix), kConnectionLost (it died
-// or aborted, with its reason), kProtocolError, allocation errors.
+// side, then serves until the initiator says Done. An initiator that asks
+// for another matrix (refused, naming the flag), gives up before its first
+// request (its engine was refused: another secret), hangs up or goes
+// silent is turned away with a line on stderr, and the target waits for
+// the next. `notice` gets the lines a user watching the target should see
+// ("waiting for an initiator..."). Errors: kTimeout (no initiator served in
+// time, or it went silent for config.timeout while served),
+// kConnectionLost (the served initiator died or aborted, with its reason),
+// kProtocolError, allocation errors.
 Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local, Listener& listener,
                        const std::function<void(const std::string&)>& notice);
 
