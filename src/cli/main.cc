@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "bench/matrix/matrix_target.h"
 #include "cli/flags.h"
 #include "cli/version.h"
+#include "common/output_file.h"
 #include "common/socket.h"
 #include "common/stop_signal.h"
 #include "doctor/doctor_command.h"
@@ -33,7 +36,6 @@
 #include "report/matrix/host_probe.h"
 #include "report/matrix/matrix_reporter.h"
 #include "report/run_document.h"
-#include "report/text_file.h"
 #include "xfer/engine.h"
 
 namespace {
@@ -164,6 +166,15 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
 // Every file is read and checked before anything is written, so a bad
 // input leaves no output behind.
 int RunReport(const xfer::cli::ReportRequest& request) {
+  for (const std::string& path : request.runs) {
+    if (!request.output.empty() && xfer::SameFile(request.output, path)) {
+      std::fprintf(stderr,
+                   "xfer: report: -o/--output %s: is the run %s it reads; write the report to "
+                   "another file\n",
+                   request.output.c_str(), path.c_str());
+      return 2;
+    }
+  }
   std::vector<xfer::report::RunDocument> runs;
   for (const std::string& path : request.runs) {
     auto run = xfer::report::LoadRunDocument(path);
@@ -179,7 +190,7 @@ int RunReport(const xfer::cli::ReportRequest& request) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  if (xfer::Status written = xfer::report::WriteTextFile(request.output, text); !written.ok()) {
+  if (xfer::Status written = xfer::WriteOutputFile(request.output, text); !written.ok()) {
     std::fprintf(stderr, "xfer: report: -o/--output: %s\n", written.message().c_str());
     return 1;
   }
@@ -199,9 +210,7 @@ int RunCompare(const xfer::cli::CompareRequest& request) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int RunCommand(int argc, char** argv) {
   xfer::cli::ParserConfig config;
   config.transports = xfer::BuiltinTransports();
   config.host_has_rdma_device = [] {
@@ -266,4 +275,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = RunCommand(argc, argv);
+  // What went to standard output reached it: a full disk or a closed pipe
+  // fails the command instead of ending it with 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "xfer: writing standard output: %s\n",
+                 errno != 0 ? std::strerror(errno) : "failed");
+    return code == 0 ? 1 : code;
+  }
+  return code;
 }

@@ -32,7 +32,7 @@ Status CheckComparable(const RunDocument& a, const RunDocument& b) {
   }
   if (a.bw_unit != b.bw_unit) {
     return InvalidArgument(fmt::format(
-        "{} reports {}, {} reports {}: compare runs made with the same unit (-R/--report_gbits)",
+        "{} reports {}, {} reports {}: compare runs made with the same unit (both with --report_gbits, or both without)",
         a.name, a.bw_unit, b.name, b.bw_unit));
   }
   return Status::Ok();

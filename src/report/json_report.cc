@@ -1,16 +1,11 @@
 #include "report/json_report.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <vector>
 
+#include "common/output_file.h"
 #include "report/matrix/matrix_json.h"
-#include "report/text_file.h"
 #include "report/perftest_table.h"
 
 namespace xfer::report {
@@ -113,10 +108,6 @@ void AddVerbsInfo(const TestInfo& info, json& out) {
   out["remote_address"] = QpAddressArray(verbs.remote, info.verb);
 }
 
-Status SysError(const std::string& path, std::string_view call) {
-  return IoError(fmt::format("{}: {}: {}", path, call, std::strerror(errno)));
-}
-
 }  // namespace
 
 json JsonTestInfo(const TestInfo& info) {
@@ -216,23 +207,10 @@ json RunProvenanceJson(std::span<const std::string> command_line,
   return json{{"command_line", command_line}, {"fingerprint", HostFingerprintJson(host)}};
 }
 
-Status CheckJsonWritable(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    return IoError(fmt::format("{}: is a directory", path));
-  }
-  std::string tmp_name = path + ".tmp.XXXXXX";
-  std::vector<char> tmp(tmp_name.begin(), tmp_name.end());
-  tmp.push_back('\0');
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return SysError(path, "cannot create a file there");
-  ::close(fd);
-  ::unlink(tmp.data());
-  return Status::Ok();
-}
+Status CheckJsonWritable(const std::string& path) { return PrepareOutput(path).status(); }
 
 Status WriteJsonFile(const std::string& path, const json& document) {
-  return WriteTextFile(path, document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  return WriteOutputFile(path, document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace xfer::report

@@ -78,24 +78,24 @@ nlohmann::json LatJsonReport(const TestInfo& info,
 nlohmann::json LatDurationJsonReport(
     const TestInfo& info, std::span<const bench::LatDurationResult> results);
 
-// Whether WriteJsonFile(path, ...) could write: creates and removes a
-// temporary file beside `path`, so that a run can refuse an unwritable
-// --json before it measures anything. Leaves `path` itself alone. Errors:
-// kIoError naming the path and the reason.
 // The keys that say where a document came from: "command_line" (the words
 // typed, argv[0] first) and "fingerprint" (the host, as xfer matrix records
 // it).
 nlohmann::json RunProvenanceJson(std::span<const std::string> command_line,
                                  const matrix::HostFingerprint& host);
 
+// Whether WriteJsonFile(path, ...) could write (common/output_file.h's
+// PrepareOutput), so that a run can refuse an unwritable --json before it
+// measures anything. Writes nothing. Errors: kIoError naming the path and
+// the reason; kInvalidArgument for a directory.
 Status CheckJsonWritable(const std::string& path);
 
-// Writes document (2-space indented, newline-terminated) to path atomically
-// with WriteTextFile (report/text_file.h): a reader sees the old file or the
-// complete new one. Invalid UTF-8 in strings is replaced, never thrown. The
-// file gets mode 0644.
-// Errors: IoError naming path, as WriteTextFile (the directory does not
-// exist, path is a directory, a write fails); no temporary file is left.
+// Writes document (2-space indented, newline-terminated) to path as
+// common/output_file.h says: a regular file (or a link to one) atomically,
+// so a reader sees the old file or the complete new one; a stream (a FIFO,
+// /dev/stdout, a device) written through. Invalid UTF-8 in strings is
+// replaced, never thrown. Errors: as WriteOutputFile; no temporary file is
+// left.
 Status WriteJsonFile(const std::string& path, const nlohmann::json& document);
 
 }  // namespace xfer::report

@@ -9,6 +9,7 @@
 namespace xfer::report {
 namespace {
 
+using nlohmann::json;
 using testing::BandwidthJson;
 using testing::MatrixJson;
 using testing::Parse;
@@ -92,6 +93,21 @@ TEST(Compare, RefusesDifferentKinds) {
   auto tests = CompareRuns(bw, read);
   ASSERT_FALSE(tests.ok());
   EXPECT_NE(tests.status().message().find("RDMA_Read_BW_Test"), std::string::npos);
+}
+
+// Issue 27, defect 9: the flag that sets the unit is --report_gbits; -R is
+// perftest's --rdma_cm and must not be named.
+TEST(Compare, RefusesDifferentUnitsNamingTheRightFlag) {
+  json mib = BandwidthJson({{2, 1.0}});
+  mib["test_info"]["units"] = {{"BW_average", "MiB/s (2^20 bytes/s)"},
+                               {"BW_peak", "MiB/s (2^20 bytes/s)"}};
+  const RunDocument a = Parse("a.json", mib);
+  const RunDocument b = Parse("b.json", BandwidthJson({{2, 1.0}}));
+  auto units = CompareRuns(a, b);
+  ASSERT_FALSE(units.ok());
+  EXPECT_NE(units.status().message().find("--report_gbits"), std::string::npos)
+      << units.status().message();
+  EXPECT_EQ(units.status().message().find("-R"), std::string::npos) << units.status().message();
 }
 
 }  // namespace

@@ -238,11 +238,11 @@ TEST(JsonReport, IoErrorsNameThePath) {
   EXPECT_NE(status.message().find(missing), std::string::npos)
       << status.message();
 
-  // The target is a directory: the rename fails and the temp file is gone.
+  // The target is a directory: refused before any file is made.
   const fs::path target = dir.path() / "a_directory";
   fs::create_directory(target);
   status = WriteJsonFile(target.string(), json::object());
-  EXPECT_EQ(status.code(), StatusCode::kIoError);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find(target.string()), std::string::npos);
   size_t entries = 0;
   for (const auto& entry : fs::directory_iterator(dir.path())) {

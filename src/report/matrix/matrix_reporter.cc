@@ -1,12 +1,7 @@
 #include "report/matrix/matrix_reporter.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <string_view>
 
@@ -21,43 +16,9 @@ namespace {
 
 constexpr const char* kClearLine = "\x1b[K";
 
-std::string TmpPath(const std::string& path) { return path + ".tmp"; }
-
-// "--json out.json: <what>: <strerror(error)>".
-Status FileError(std::string_view flag, const std::string& path, std::string_view what, int error) {
-  return IoError(fmt::format("{} {}: {}: {}", flag, path, what, std::strerror(error)));
-}
-
-// Creates or truncates `path`; errno is set when it returns false.
-bool Touch(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  return ::close(fd) == 0;
-}
-
-// Writes all of `text` to `path`, created or truncated; errno is set when
-// it returns false.
-bool WriteWhole(const std::string& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return ::close(fd) == 0;
-}
-
-bool IsStream(const std::string& path) {
-  struct stat info {};
-  return ::stat(path.c_str(), &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISCHR(info.st_mode));
+// "--json out.json: <what>".
+Status FileError(std::string_view flag, const Status& status) {
+  return Status(status.code(), fmt::format("{} {}", flag, status.message()));
 }
 
 }  // namespace
@@ -67,35 +28,27 @@ MatrixReporter::MatrixReporter(std::FILE* out, std::FILE* progress, bool show_pr
 
 Status MatrixReporter::Prepare(const matrix::MatrixConfig& config) {
   outputs_.clear();
-  const std::pair<Format, Output> asked[] = {
-      {Format::kJson, {"--json", config.json_path, false}},
-      {Format::kCsv, {"--csv", config.csv_path, false}},
-      {Format::kMarkdown, {"--markdown", config.markdown_path, false}},
+  struct Asked {
+    Format format;
+    const char* flag;
+    const std::string& path;
   };
-  for (const auto& [format, wanted] : asked) {
+  const Asked asked[] = {
+      {Format::kJson, "--json", config.json_path},
+      {Format::kCsv, "--csv", config.csv_path},
+      {Format::kMarkdown, "--markdown", config.markdown_path},
+  };
+  for (const Asked& wanted : asked) {
     if (wanted.path.empty()) continue;
-    Output output = wanted;
     for (const auto& [other_format, other] : outputs_) {
-      if (other.path == output.path) {
-        return InvalidArgument(
-            fmt::format("{} {}: same file as {}", output.flag, output.path, other.flag));
+      if (SameFile(other.target.path, wanted.path)) {
+        return InvalidArgument(fmt::format("{} {}: same file as {} {}", wanted.flag, wanted.path,
+                                           other.flag, other.target.path));
       }
     }
-    output.streamed = IsStream(output.path);
-    if (output.streamed) {
-      if (::access(output.path.c_str(), W_OK) != 0) {
-        return FileError(output.flag, output.path, "cannot write", errno);
-      }
-    } else {
-      if (!Touch(output.path)) return FileError(output.flag, output.path, "cannot write", errno);
-      const std::string tmp = TmpPath(output.path);
-      if (!Touch(tmp)) {
-        const int error = errno;
-        return FileError(output.flag, output.path, fmt::format("cannot write {}", tmp), error);
-      }
-      ::unlink(tmp.c_str());
-    }
-    outputs_.push_back({format, std::move(output)});
+    auto target = PrepareOutput(wanted.path);
+    if (!target.ok()) return FileError(wanted.flag, target.status());
+    outputs_.push_back({wanted.format, Output{wanted.flag, std::move(*target)}});
   }
   return Status::Ok();
 }
@@ -144,11 +97,11 @@ void MatrixReporter::OnFinish(const matrix::MatrixRun& run) {
 void MatrixReporter::Rewrite(const matrix::MatrixRun& run, bool finished) {
   for (const auto& [format, output] : outputs_) {
     // The Markdown file and the streamed ones cannot be rewritten: once.
-    if (!finished && (format == Format::kMarkdown || output.streamed)) continue;
+    if (!finished && (format == Format::kMarkdown || output.streamed())) continue;
     try {
       WriteOutput(output, format, run);
     } catch (const std::exception& e) {
-      Keep(Internal(fmt::format("{} {}: {}", output.flag, output.path, e.what())));
+      Keep(Internal(fmt::format("{} {}: {}", output.flag, output.target.path, e.what())));
     }
   }
 }
@@ -163,23 +116,8 @@ void MatrixReporter::WriteOutput(const Output& output, Format format,
     case Format::kCsv: text = RenderMatrixCsv(run); break;
     case Format::kMarkdown: text = RenderMatrixMarkdown(run); break;
   }
-  if (output.streamed) {
-    if (!WriteWhole(output.path, text)) {
-      Keep(FileError(output.flag, output.path, "cannot write", errno));
-    }
-    return;
-  }
-  const std::string tmp = TmpPath(output.path);
-  if (!WriteWhole(tmp, text)) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    Keep(FileError(output.flag, output.path, fmt::format("cannot write {}", tmp), error));
-    return;
-  }
-  if (::rename(tmp.c_str(), output.path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    Keep(FileError(output.flag, output.path, fmt::format("cannot rename {} over it", tmp), error));
+  if (Status written = xfer::WriteOutput(output.target, text); !written.ok()) {
+    Keep(FileError(output.flag, written));
   }
 }
 

@@ -2,15 +2,17 @@
 // runs, the --json/--csv/--markdown files, and the terminal tables at the
 // end.
 //
-// Files. Prepare() creates or truncates every file asked for before any
-// measuring, so that a path that cannot be written fails the command at
-// once instead of after an hour of measuring. OnPlan and every OnCellDone
-// rewrite the JSON and CSV files whole, atomically (written to
-// "<path>.tmp", then renamed over <path>), so an interrupted or killed run
-// leaves files that parse and hold every cell finished so far; readers
-// never see half a file. The Markdown file is written once, by OnFinish.
-// A path that names a FIFO or character device (/dev/stdout) cannot be
-// renamed over: it is written once, directly, by OnFinish.
+// Files. Prepare() checks, writing nothing, that every file asked for can
+// be written (common/output_file.h), so that a path that cannot be written
+// fails the command at once instead of after an hour of measuring, and
+// refuses two flags that name one file (after following links). OnPlan and
+// every OnCellDone rewrite the JSON and CSV files whole, atomically (a
+// temporary file beside the file, or beside a link's target, renamed over
+// it), so an interrupted or killed run leaves files that parse and hold
+// every cell finished so far; readers never see half a file. The Markdown
+// file is written once, by OnFinish. A path that names a stream (a FIFO, a
+// device, /dev/stdout, "-") cannot be renamed over: it is written once,
+// directly, by OnFinish.
 //
 // Progress. With show_progress, OnSample and OnCellDone redraw one line
 // ("\r" + ProgressLine + "\x1b[K", report/matrix/matrix_progress.h) on
@@ -32,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/output_file.h"
 #include "bench/matrix/matrix_config.h"
 #include "bench/matrix/matrix_observer.h"
 #include "bench/matrix/matrix_run.h"
@@ -47,13 +50,13 @@ class MatrixReporter final : public matrix::MatrixObserver {
   MatrixReporter(std::FILE* out, std::FILE* progress, bool show_progress);
 
   // Takes the output paths of `config` (json_path, csv_path,
-  // markdown_path; "" = not asked for) and creates or truncates each file,
-  // checking that "<path>.tmp" can be created beside it (then removed).
-  // Only files Prepare accepted are written later; call it before OnPlan.
-  // Errors: IoError naming the flag and path, e.g. "--json out.json:
-  // cannot write: Permission denied", "--csv out.csv: cannot write
-  // out.csv.tmp: Permission denied"; InvalidArgument when two flags name
-  // the same path ("--csv a: same file as --json").
+  // markdown_path; "" = not asked for) and checks, writing nothing, that
+  // each can be written (common/output_file.h: PrepareOutput). Only files
+  // Prepare accepted are written later; call it before OnPlan. Errors:
+  // IoError naming the flag and path, e.g. "--json out.json: cannot create
+  // a file there: Permission denied"; InvalidArgument for a directory, or
+  // when two flags name one file, links followed ("--csv a: same file as
+  // --json b").
   Status Prepare(const matrix::MatrixConfig& config);
 
   void OnPlan(const matrix::MatrixRun& run) override;
@@ -69,8 +72,8 @@ class MatrixReporter final : public matrix::MatrixObserver {
  private:
   struct Output {
     const char* flag;  // "--json"
-    std::string path;
-    bool streamed;  // a FIFO or device: written once, directly
+    OutputTarget target;
+    bool streamed() const { return target.mode != OutputMode::kReplace; }  // written once
   };
   enum class Format { kJson, kCsv, kMarkdown };
 

@@ -1,0 +1,115 @@
+// Where xfer's commands write (issue 27, defects 1, 6 and 10), as a user
+// meets it: a link given to -o or --json stays a link and its target gets
+// the output, two outputs that are one file are refused, an output that is
+// the command's own input is refused and the input kept, and a full device
+// on standard output fails the command.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "e2e/process.h"
+
+namespace xfer::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+std::string FileText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class OutputPathsE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("xfer-output-e2e-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    run_ = dir_ / "run.json";
+    fs::copy_file(fs::path(XFER_SOURCE_DIR) / "tests/report/testdata/write_bw.json", run_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  fs::path run_;
+};
+
+TEST_F(OutputPathsE2e, AReportWrittenThroughALinkKeepsTheLink) {
+  fs::create_symlink("target.html", dir_ / "link.html");
+  ProcessResult report = RunXfer({"report", run_.string(), "-o", (dir_ / "link.html").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.html"));
+  EXPECT_NE(FileText(dir_ / "target.html").find("<html"), std::string::npos);
+}
+
+TEST_F(OutputPathsE2e, AReportOverItsOwnInputIsRefusedAndTheInputKept) {
+  const std::string before = FileText(run_);
+  fs::create_symlink(run_, dir_ / "alias.json");
+  for (const fs::path& output : {run_, dir_ / "alias.json"}) {
+    ProcessResult report = RunXfer({"report", run_.string(), "-o", output.string()});
+    EXPECT_EQ(report.exit_code, 2) << report.err;
+    EXPECT_NE(report.err.find("is the run " + run_.string() + " it reads"), std::string::npos)
+        << report.err;
+    EXPECT_EQ(FileText(run_), before);
+  }
+}
+
+TEST_F(OutputPathsE2e, AMatrixWithTwoOutputsThatAreOneFileIsRefusedBeforeItRuns) {
+  std::ofstream(dir_ / "target.json") << "keep me";
+  fs::create_symlink("target.json", dir_ / "m.json");
+  fs::create_symlink("target.json", dir_ / "c.csv");
+  ProcessResult matrix = RunXfer({"matrix", "--loopback", "--transfer_size", "1M",
+                                  "--block_sizes", "16K", "--loops", "1", "--quiet", "--json",
+                                  (dir_ / "m.json").string(), "--csv", (dir_ / "c.csv").string()},
+                                 60s);
+  EXPECT_NE(matrix.exit_code, 0);
+  EXPECT_NE(matrix.err.find("same file as --json"), std::string::npos) << matrix.err;
+  EXPECT_EQ(FileText(dir_ / "target.json"), "keep me");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "m.json"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "c.csv"));
+}
+
+TEST_F(OutputPathsE2e, ARunsJsonThroughALinkKeepsTheLink) {
+  fs::create_symlink("result.json", dir_ / "link.json");
+  ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "shm", "-n", "20", "-s",
+                               "4096", "--json", (dir_ / "link.json").string()},
+                              60s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  EXPECT_NE(FileText(dir_ / "result.json").find("\"results\""), std::string::npos);
+}
+
+TEST_F(OutputPathsE2e, AFullDeviceOnStandardOutputFailsTheCommand) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this host";
+  ProcessResult compare = RunProgram(
+      "bash", {"-c", std::string("\"$0\" compare \"$1\" \"$1\" > /dev/full"), XFER_BINARY,
+               run_.string()},
+      30s);
+  EXPECT_EQ(compare.exit_code, 1) << compare.err;
+  EXPECT_NE(compare.err.find("writing standard output: No space left on device"),
+            std::string::npos)
+      << compare.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+TEST_F(OutputPathsE2e, AReportToADeviceIsWrittenThroughNotReplaced) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this host";
+  ProcessResult report = RunXfer({"report", run_.string(), "-o", "/dev/full"});
+  EXPECT_EQ(report.exit_code, 1);
+  EXPECT_NE(report.err.find("No space left on device"), std::string::npos) << report.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+}  // namespace
+}  // namespace xfer::testing
