@@ -182,7 +182,7 @@ constexpr FlagSpec kCoreFlags[] = {
     {'D', "duration", "<seconds>", S::kAll, G::kPerftest,
      "Run test for a customized period of seconds", nullptr, ApplyDuration},
     {'f', "margin", "<seconds>", S::kAll, G::kPerftest,
-     "Measure results within margins; needs -D and duration > 2*margin",
+     "Margin of a -D run: only D - 2*margin is measured (default floor(D/4) s, as perftest)",
      DefaultMargin, ApplyMargin},
     {'F', "CPU-freq", "", S::kAll, G::kPerftest,
      "Do not show a warning even if cpufreq_ondemand module is loaded, and "

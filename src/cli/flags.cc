@@ -13,6 +13,7 @@
 #include "cli/flag_spec.h"
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
+#include "cli/host_argument.h"
 #include "cli/matrix_flags.h"
 #include "cli/report_flags.h"
 #include "cli/test_catalog.h"
@@ -85,10 +86,7 @@ Status ApplyRole(const std::vector<std::string>& positionals,
     return InvalidArgument(fmt::format(
         "--loopback cannot be combined with a <host> argument ('{}')", host));
   }
-  if (host.empty() || host.front() == '-') {
-    return InvalidArgument(
-        fmt::format("<host>: '{}' is not a host name", host));
-  }
+  XFER_RETURN_IF_ERROR(CheckHostArgument(host));
   params.role = bench::Role::kClient;
   params.server_host = host;
   return Status::Ok();
@@ -216,14 +214,29 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   return command;
 }
 
+// What may come first on the command line, for the messages that say it
+// did not: every test and every other command.
+std::string EveryCommand() {
+  return fmt::format("a test ({}) or one of {}, {}, {}, {}, {}", TestNameList(), kDevicesCommand,
+                     kMatrixCommand, kDoctorCommand, kReportCommand, kCompareCommand);
+}
+
 }  // namespace
+
+std::string HelpCommandFor(int argc, const char* const* argv) {
+  if (argv == nullptr || argc < 2 || argv[1] == nullptr) return "xfer --help";
+  const std::string_view first = argv[1];
+  const bool command = first == kDevicesCommand || first == kMatrixCommand ||
+                       first == kDoctorCommand || first == kReportCommand ||
+                       first == kCompareCommand;
+  if (!command && (first.starts_with('-') || FindTest(first) == nullptr)) return "xfer --help";
+  return fmt::format("xfer {} --help", first);
+}
 
 Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
                                        const ParserConfig& config) {
   if (argv == nullptr || argc < 2 || argv[1] == nullptr) {
-    return InvalidArgument(
-        fmt::format("missing <test>: expected one of {}, or devices or matrix",
-                    TestNameList()));
+    return InvalidArgument("missing <test>: expected " + EveryCommand());
   }
   const std::string_view first = argv[1];
   if (first == "-h" || first == "--help") {
@@ -263,10 +276,10 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
   const TestInfo* test = first.starts_with('-') ? nullptr : FindTest(first);
   if (test == nullptr) {
     return InvalidArgument(fmt::format(
-        "{} '{}': expected one of {}",
+        "{} '{}': expected {}",
         first.starts_with('-') ? "expected a test name before options, got"
                                : "unknown test",
-        first, TestNameList()));
+        first, EveryCommand()));
   }
   std::vector<std::string> args;
   for (int i = 2; i < argc && argv[i] != nullptr; ++i)

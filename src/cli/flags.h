@@ -145,6 +145,11 @@ struct ParserConfig {
 // D <= 2*margin, ...), or a run that needs an RDMA device this host lacks.
 // The message names the flag and the problem, e.g. "-s/--size: 'abc' is not
 // a number". kInternal for a malformed flag table.
+// Where a usage error of this command line points: "xfer <name> --help"
+// when argv[1] names a test or a command (matrix, report, ...), else
+// "xfer --help".
+std::string HelpCommandFor(int argc, const char* const* argv);
+
 Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
                                        const ParserConfig& config = {});
 

@@ -19,6 +19,7 @@
 #include "bench/matrix/matrix_target.h"
 #include "cli/flags.h"
 #include "cli/version.h"
+#include "common/exit_status.h"
 #include "common/output_file.h"
 #include "common/socket.h"
 #include "common/stop_signal.h"
@@ -51,18 +52,18 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
                "xfer: devices: this build has no RDMA verbs: it was configured with "
                "XFER_VERBS=OFF or without rdma-core (Debian: libibverbs-dev); rebuild with it "
                "to list RDMA devices\n");
-  return 1;
+  return xfer::kExitFailed;
 #else
   if (!request.json_path.empty()) {
     if (xfer::Status json = xfer::report::CheckJsonWritable(request.json_path); !json.ok()) {
       std::fprintf(stderr, "xfer: --json: %s\n", json.message().c_str());
-      return 2;
+      return xfer::kExitUsage;
     }
   }
   auto devices = xfer::verbs::ListDevices();
   if (!devices.ok()) {
     std::fprintf(stderr, "xfer: devices: %s\n", devices.status().ToString().c_str());
-    return 1;
+    return xfer::kExitFailed;
   }
   if (devices->empty()) {
     const std::string why = xfer::verbs::ExplainNoDevices();
@@ -75,7 +76,7 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
         std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
       }
     }
-    return 1;
+    return xfer::kExitFailed;
   }
   std::vector<xfer::verbs::DeviceInfo> shown;
   std::vector<std::string> names;
@@ -86,7 +87,7 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
   if (shown.empty()) {
     std::fprintf(stderr, "xfer: devices: no RDMA device named '%s' (have: %s)\n",
                  request.device.c_str(), fmt::format("{}", fmt::join(names, ", ")).c_str());
-    return 1;
+    return xfer::kExitFailed;
   }
   std::fputs(xfer::report::DeviceReportText(shown).c_str(), stdout);
   if (!request.json_path.empty()) {
@@ -94,10 +95,10 @@ int RunDevices(const xfer::cli::DevicesRequest& request) {
                                                     xfer::report::DeviceReportJson(shown));
     if (!json.ok()) {
       std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
-      return 1;
+      return xfer::kExitFailed;
     }
   }
-  return 0;
+  return xfer::kExitOk;
 #endif
 }
 
@@ -114,7 +115,7 @@ int RunDoctor(const xfer::cli::DoctorRequest& request) {
 
 int Fail(const char* what, const xfer::Status& status) {
   std::fprintf(stderr, "xfer: %s: %s\n", what, status.ToString().c_str());
-  return 1;
+  return xfer::kExitFailed;
 }
 
 // `xfer matrix` as the target: serves one initiator, prints only its
@@ -140,7 +141,8 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
 
   xfer::report::MatrixReporter reporter(stdout, stderr, isatty(STDERR_FILENO) == 1 && !config.quiet);
   if (xfer::Status prepared = reporter.Prepare(config); !prepared.ok()) {
-    return Fail("matrix", prepared);
+    Fail("matrix", prepared);
+    return xfer::kExitUsage;  // an output that cannot be written, before anything ran
   }
   xfer::matrix::MatrixConfig run = config;
   std::optional<xfer::matrix::LoopbackTarget> target;
@@ -158,21 +160,27 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
   if (xfer::Status files = reporter.status(); status.ok() && !files.ok()) status = files;
   if (!status.ok()) {
     Fail("matrix", status);
-    return stop.signal() != 0 ? 128 + stop.signal() : 1;
+    return stop.signal() != 0 ? xfer::kExitSignalBase + stop.signal() : xfer::kExitFailed;
   }
-  return 0;
+  return xfer::kExitOk;
 }
 
 // Every file is read and checked before anything is written, so a bad
 // input leaves no output behind.
 int RunReport(const xfer::cli::ReportRequest& request) {
+  if (!request.output.empty()) {
+    if (xfer::Status writable = xfer::PrepareOutput(request.output).status(); !writable.ok()) {
+      std::fprintf(stderr, "xfer: report: -o/--output: %s\n", writable.message().c_str());
+      return xfer::kExitUsage;
+    }
+  }
   for (const std::string& path : request.runs) {
     if (!request.output.empty() && xfer::SameFile(request.output, path)) {
       std::fprintf(stderr,
                    "xfer: report: -o/--output %s: is the run %s it reads; write the report to "
                    "another file\n",
                    request.output.c_str(), path.c_str());
-      return 2;
+      return xfer::kExitUsage;
     }
   }
   std::vector<xfer::report::RunDocument> runs;
@@ -180,7 +188,7 @@ int RunReport(const xfer::cli::ReportRequest& request) {
     auto run = xfer::report::LoadRunDocument(path);
     if (!run.ok()) {
       std::fprintf(stderr, "xfer: report: %s\n", run.status().message().c_str());
-      return 1;
+      return xfer::kExitFailed;
     }
     runs.push_back(std::move(*run));
   }
@@ -188,13 +196,13 @@ int RunReport(const xfer::cli::ReportRequest& request) {
                                             : xfer::report::RenderHtmlReport(runs);
   if (request.output.empty()) {
     std::fputs(text.c_str(), stdout);
-    return 0;
+    return xfer::kExitOk;
   }
   if (xfer::Status written = xfer::WriteOutputFile(request.output, text); !written.ok()) {
     std::fprintf(stderr, "xfer: report: -o/--output: %s\n", written.message().c_str());
-    return 1;
+    return xfer::kExitFailed;
   }
-  return 0;
+  return xfer::kExitOk;
 }
 
 int RunCompare(const xfer::cli::CompareRequest& request) {
@@ -204,10 +212,10 @@ int RunCompare(const xfer::cli::CompareRequest& request) {
                            : xfer::Result<xfer::report::Comparison>(b.status());
   if (!comparison.ok()) {
     std::fprintf(stderr, "xfer: compare: %s\n", comparison.status().message().c_str());
-    return 1;
+    return xfer::kExitFailed;
   }
   std::fputs(xfer::report::RenderComparison(*comparison).c_str(), stdout);
-  return 0;
+  return xfer::kExitOk;
 }
 
 int RunCommand(int argc, char** argv) {
@@ -225,9 +233,13 @@ int RunCommand(int argc, char** argv) {
   if (!command.ok()) {
     const std::string message = command.status().message();
     std::fprintf(stderr, "xfer: %s\n", message.c_str());
-    // One pointer to help: the message may already name the right screen.
-    if (message.find("--help'") == std::string::npos) std::fprintf(stderr, "Try 'xfer --help'.\n");
-    return command.status().code() == xfer::StatusCode::kInvalidArgument ? 2 : 1;
+    // One pointer to help, to the command's own screen: the message may
+    // already name it.
+    if (message.find("--help'") == std::string::npos) {
+      std::fprintf(stderr, "Try '%s'.\n", xfer::cli::HelpCommandFor(argc, argv).c_str());
+    }
+    return command.status().code() == xfer::StatusCode::kInvalidArgument ? xfer::kExitUsage
+                                                                           : xfer::kExitFailed;
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kDevices) {
     return RunDevices(command->devices);
@@ -246,14 +258,14 @@ int RunCommand(int argc, char** argv) {
   }
   if (command->action != xfer::cli::ParsedCommand::Action::kRun) {
     std::fputs(command->help_text.c_str(), stdout);
-    return 0;
+    return xfer::kExitOk;
   }
   const xfer::bench::BenchParams& params = command->params;
   // Before anything runs: a long -a or -D run must not be lost to a typo.
   if (!params.json_path.empty()) {
     if (xfer::Status json = xfer::report::CheckJsonWritable(params.json_path); !json.ok()) {
       std::fprintf(stderr, "xfer: --json: %s\n", json.message().c_str());
-      return 2;
+      return xfer::kExitUsage;
     }
   }
   for (const auto& note : params.notes) std::fprintf(stderr, "xfer: note: %s\n", note.c_str());
@@ -272,9 +284,9 @@ int RunCommand(int argc, char** argv) {
   }
   if (!status.ok()) {
     std::fprintf(stderr, "xfer: %s\n", status.ToString().c_str());
-    return 1;
+    return xfer::kExitFailed;
   }
-  return 0;
+  return xfer::kExitOk;
 }
 
 }  // namespace
@@ -286,7 +298,7 @@ int main(int argc, char** argv) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
     std::fprintf(stderr, "xfer: writing standard output: %s\n",
                  errno != 0 ? std::strerror(errno) : "failed");
-    return code == 0 ? 1 : code;
+    return code == xfer::kExitOk ? xfer::kExitFailed : code;
   }
   return code;
 }

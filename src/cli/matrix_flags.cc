@@ -10,6 +10,7 @@
 
 #include "bench/matrix/block_size.h"
 #include "bench/matrix/memory_placement.h"
+#include "cli/host_argument.h"
 #include "cli/matrix_values.h"
 #include "cli/secret_file.h"
 #include "cli/value_parse.h"
@@ -207,9 +208,7 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
     return InvalidArgument(
         fmt::format("--loopback cannot be combined with a <host> argument ('{}')", t.host));
   }
-  if (!t.host.empty() && t.host.front() == '-') {
-    return InvalidArgument(fmt::format("<host>: '{}' is not a host name", t.host));
-  }
+  if (!t.host.empty()) XFER_RETURN_IF_ERROR(CheckHostArgument(t.host));
   c.role = t.loopback ? matrix::Role::kLoopback
                       : (t.host.empty() ? matrix::Role::kTarget : matrix::Role::kInitiator);
   c.host = t.host;
@@ -299,6 +298,16 @@ Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
+  } catch (const CLI::ArgumentMismatch& e) {
+    // Every option takes one value; a repeated one is refused in the words
+    // of the tests' parser (and perftest's): "--loops: Duplicated argument".
+    const std::string what = e.what();
+    const size_t colon = what.find(": At Most 1 required");
+    if (colon == std::string::npos) {
+      return InvalidArgument(fmt::format("matrix: {} (see 'xfer matrix --help')", what));
+    }
+    return InvalidArgument(fmt::format("{}: Duplicated argument (see 'xfer matrix --help')",
+                                       what.substr(0, colon)));
   } catch (const CLI::ParseError& e) {
     return InvalidArgument(fmt::format("matrix: {} (see 'xfer matrix --help')", e.what()));
   }

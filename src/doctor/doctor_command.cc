@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/exit_status.h"
 #include "common/output_file.h"
 
 namespace xfer::doctor {
@@ -18,19 +19,26 @@ Status WriteJson(const std::string& path, const nlohmann::json& document) {
 }  // namespace
 
 int RunDoctorCommand(const DoctorOptions& options, const std::string& json_path, std::FILE* out, std::FILE* err) {
+  // A --json that cannot be written is bad usage, found before any work.
+  if (!json_path.empty()) {
+    if (const Status writable = PrepareOutput(json_path).status(); !writable.ok()) {
+      std::fprintf(err, "xfer: doctor: --json %s\n", writable.message().c_str());
+      return kExitUsage;
+    }
+  }
   const Result<DoctorReport> report = Diagnose(options);
   if (!report.ok()) {
     std::fprintf(err, "xfer: doctor: %s\n", report.status().message().c_str());
-    return 1;
+    return kExitFailed;
   }
   std::fputs(DoctorText(*report).c_str(), out);
   if (!json_path.empty()) {
     if (const Status written = WriteJson(json_path, DoctorJson(*report)); !written.ok()) {
       std::fprintf(err, "xfer: doctor: %s\n", written.message().c_str());
-      return 1;
+      return kExitFailed;
     }
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace xfer::doctor

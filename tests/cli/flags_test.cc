@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "cli/parse_test_util.h"
 
@@ -219,9 +220,12 @@ INSTANTIATE_TEST_SUITE_P(
     Commands, UsageErrorTest,
     testing::Values(
         ErrorCase{"", "missing <test>"},
-        ErrorCase{"", "or devices or matrix"},
+        ErrorCase{"", "or one of devices, matrix, doctor, report, compare"},
         ErrorCase{"-s 5 write_bw", "expected a test name"},
         ErrorCase{"foo_bw", "unknown test 'foo_bw'"},
+        // Issue 27, defect 13: an unknown name lists every command too.
+        ErrorCase{"foo_bw", "a test (write_bw, "},
+        ErrorCase{"foo_bw", "or one of devices, matrix, doctor, report, compare"},
         ErrorCase{"write_bw --bogus", "unknown option '--bogus'"},
         ErrorCase{"write_bw -Z", "unknown option '-Z'"},
         ErrorCase{"write_bw -s abc", "-s/--size: 'abc' is not a number"},
@@ -316,6 +320,20 @@ TEST(FlagsTest, ErrorsInCommandLineOrderReportTheFirstBadFlag) {
   Result<ParsedCommand> parsed = Parse("write_bw -n 1 -s abc");
   ASSERT_FALSE(parsed.ok());
   EXPECT_NE(parsed.status().message().find("-n/--iters"), std::string::npos);
+}
+
+// Issue 27, defect 12: a usage error points to the help of the command
+// that was typed.
+TEST(FlagsTest, UsageErrorsPointToTheCommandsOwnHelp) {
+  auto help_for = [](std::vector<const char*> argv) {
+    return HelpCommandFor(static_cast<int>(argv.size()), argv.data());
+  };
+  EXPECT_EQ(help_for({"xfer", "matrix", "--loops", "x"}), "xfer matrix --help");
+  EXPECT_EQ(help_for({"xfer", "report"}), "xfer report --help");
+  EXPECT_EQ(help_for({"xfer", "write_bw", "-s", "abc"}), "xfer write_bw --help");
+  EXPECT_EQ(help_for({"xfer", "bogus"}), "xfer --help");
+  EXPECT_EQ(help_for({"xfer", "-s", "5"}), "xfer --help");
+  EXPECT_EQ(help_for({"xfer"}), "xfer --help");
 }
 
 }  // namespace

@@ -63,6 +63,14 @@ TEST(HelpTest, TestHelpShowsThatTestsDefaults) {
   EXPECT_FALSE(Contains(lat, "--outs"));       // read only
 }
 
+// Issue 27, defect 8: the margin's default is what the code computes,
+// floor(D/4) as perftest, not D/4 (-D 10 measures 6 s, not 5 s).
+TEST(HelpTest, TheMarginsDefaultIsSaidAsComputed) {
+  const std::string bw = TextOf("write_bw --help", Action::kHelp);
+  EXPECT_TRUE(Contains(bw, "only D - 2*margin is measured (default floor(D/4) s, as perftest)"))
+      << bw;
+}
+
 // Issue 9, defect 13: on every test's help screen, each option line's
 // description starts in the same column, whichever transports are offered.
 TEST(HelpTest, OptionDescriptionsStartInOneColumn) {

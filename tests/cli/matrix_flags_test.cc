@@ -114,6 +114,15 @@ TEST(MatrixFlags, BadValuesNameTheirFlag) {
   EXPECT_EQ(empty.status().message(), "--json: empty file name");
 }
 
+// Issue 27, defect 12: a repeated option is refused in the same words as
+// the tests' (perftest's "Duplicated argument"), pointing to matrix's help.
+TEST(MatrixFlags, ARepeatedOptionIsADuplicatedArgument) {
+  EXPECT_EQ(ErrorOf("matrix --loopback --loops 1 --loops 0"),
+            "--loops: Duplicated argument (see 'xfer matrix --help')");
+  EXPECT_EQ(ErrorOf("matrix --loopback --json a.json --json=b.json"),
+            "--json: Duplicated argument (see 'xfer matrix --help')");
+}
+
 TEST(MatrixFlags, BlocksMustDivideTheTransferAndBatchMustFitTheLargestBlock) {
   EXPECT_NE(ErrorOf("matrix --loopback --block_sizes 3K --transfer_size 1M")
                 .find("--block_sizes: 3K does not divide --transfer_size 1M"),

@@ -373,9 +373,20 @@ TEST(CliE2e, UsageErrorsPointToHelpOnce) {
   ProcessResult unknown = RunXfer({"write_bw", "--bogus"}, 10s);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err, "xfer: unknown option '--bogus' (see 'xfer write_bw --help')\n");
+  // Issue 27, defects 12 and 15: the help named is the command's own, and a
+  // port typed into the host says where it goes.
+  ProcessResult matrix = RunXfer({"matrix", "--loops", "x"}, 10s);
+  EXPECT_EQ(matrix.exit_code, 2);
+  EXPECT_NE(matrix.err.find("Try 'xfer matrix --help'."), std::string::npos) << matrix.err;
+  ProcessResult port = RunXfer({"write_bw", "127.0.0.1:19999"}, 10s);
+  EXPECT_EQ(port.exit_code, 2);
+  EXPECT_NE(port.err.find("the port goes in -p/--port: -p 19999 127.0.0.1"), std::string::npos)
+      << port.err;
   ProcessResult bare = RunXfer({}, 10s);
   EXPECT_EQ(bare.exit_code, 2);
-  EXPECT_NE(bare.err.find("or devices or matrix"), std::string::npos) << bare.err;
+  EXPECT_NE(bare.err.find("or one of devices, matrix, doctor, report, compare"),
+            std::string::npos)
+      << bare.err;
   EXPECT_NE(bare.err.find("Try 'xfer --help'."), std::string::npos) << bare.err;
 }
 
@@ -469,7 +480,10 @@ TEST(CliE2e, RefusedFlagsExitTwoWithOneMessageBeforeAnythingStarts) {
     const ProcessResult run = RunXfer(refusal.args, 10s);
     const std::string command = ::testing::PrintToString(refusal.args);
     EXPECT_EQ(run.exit_code, 2) << command << "\n" << run.err;
-    EXPECT_EQ(run.err, "xfer: " + refusal.message + "\nTry 'xfer --help'.\n") << command;
+    // The help named is the command's own (issue 27, defect 12).
+    EXPECT_EQ(run.err, "xfer: " + refusal.message + "\nTry 'xfer " + refusal.args.front() +
+                           " --help'.\n")
+        << command;
     EXPECT_TRUE(run.out.empty()) << command << "\n" << run.out;
   }
 }

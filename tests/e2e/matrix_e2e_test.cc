@@ -289,7 +289,7 @@ TEST(MatrixE2e, BadFlagsAreUsageErrors) {
   EXPECT_NE(gpu.err.find("--use_cuda"), std::string::npos) << gpu.err;
   ProcessResult unwritable =
       RunXfer({"matrix", "--loopback", "--json", "/nonexistent/dir/out.json"}, 10s);
-  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_EQ(unwritable.exit_code, 2);  // bad usage, as for every command (issue 27, defect 14)
   EXPECT_NE(unwritable.err.find("--json"), std::string::npos) << unwritable.err;
 }
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "e2e/process.h"
 
@@ -109,6 +110,26 @@ TEST_F(OutputPathsE2e, AReportToADeviceIsWrittenThroughNotReplaced) {
   EXPECT_EQ(report.exit_code, 1);
   EXPECT_NE(report.err.find("No space left on device"), std::string::npos) << report.err;
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+// Issue 27, defect 14: an output path that cannot be written is bad usage
+// (exit 2) for every command that writes one, before anything runs.
+TEST_F(OutputPathsE2e, AnUnwritableOutputIsBadUsageForEveryCommand) {
+  const std::string nowhere = (dir_ / "no" / "such" / "out.json").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"write_bw", "--loopback", "--transport", "shm", "-n", "20", "--json", nowhere},
+      {"matrix", "--loopback", "--transfer_size", "1M", "--block_sizes", "16K", "--loops", "1",
+       "--quiet", "--json", nowhere},
+      {"doctor", "--json", nowhere},
+      {"report", run_.string(), "-o", nowhere},
+  };
+  for (const auto& command : commands) {
+    ProcessResult run = RunXfer(command, 60s);
+    EXPECT_EQ(run.exit_code, 2) << command[0] << ": " << run.err;
+    EXPECT_NE(run.err.find(nowhere), std::string::npos) << command[0] << ": " << run.err;
+    EXPECT_EQ(run.out.find("#bytes"), std::string::npos) << command[0] << ": nothing ran";
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "no"));
 }
 
 }  // namespace

@@ -358,11 +358,20 @@ PY
     --streams 4 --batch 4
   run_matrix "hugepages on both sides" "${matrix[@]}" --loops 2 --block_sizes 64K --memory hugepage \
     --remote_memory hugepage
-  "$xfer" matrix "${matrix[@]}" --block_sizes 64K --loops 3 -d rxe0 -x 1 -p 18650 --timeout 10 >"$log/m.out" 2>&1 &
+  # The target turns the refused initiator away and waits on for another,
+  # until --accept_timeout.
+  "$xfer" matrix "${matrix[@]}" --block_sizes 64K --loops 3 -d rxe0 -x 1 -p 18650 --timeout 10 \
+    --accept_timeout 5 >"$log/m.out" 2>&1 &
   mpid=$!
   expect_error "matrix: peers with different --loops" "\-\-loops: target 3, initiator 2" \
     "$xfer" matrix "${matrix[@]}" --loops 2 --block_sizes 64K -d rxe1 -x 1 -p 18650 --timeout 10 127.0.0.1
   wait "$mpid"
+  begin
+  if grep -q "turned away the initiator from 127.0.0.1" "$log/m.out"; then
+    pass "matrix: the target turns the refused initiator away and waits on"
+  else
+    fail "matrix: the target's log"; tail -5 "$log/m.out"
+  fi
   begin
   if timeout 300 "$xfer" matrix --loopback -d rxe0 -x 1 --transfer_size 1M --block_sizes 64K \
        --loops 2 --quiet --timeout "$timeout_s" >"$log/l.out" 2>&1 &&
