@@ -22,13 +22,31 @@ namespace {
 // Waits for a request this call posted; on TIMEOUT disconnects the peer,
 // which fails the request, as Engine::Transfer does: a synchronous call
 // must not leave a send or a posted receive behind to complete later.
+// Ctrl-C disconnects the peer too, for the same reason, before
+// KeyboardInterrupt propagates. REQUIRES: the GIL is held.
 Status FinishWithin(Engine& engine, PeerId peer, const TransferRequest& request,
                     std::chrono::nanoseconds timeout) {
-  Status status = request.Wait(timeout);
+  Status status = WaitCheckingSignals(
+      timeout, [&](std::chrono::nanoseconds slice) { return request.Wait(slice); },
+      [&] { (void)engine.Disconnect(peer); });
   if (status.code() != StatusCode::kTimeout) return status;
-  (void)engine.Disconnect(peer);
+  WithoutGil([&] { (void)engine.Disconnect(peer); });
   return Timeout("the operation did not complete within the timeout; the peer was disconnected");
 }
+
+// Ends a synchronous call on its operation however the call ends, a
+// KeyboardInterrupt from its wait included, so that its memory is released
+// once the request is done. REQUIRES: destroyed with the GIL held.
+class CallScope {
+ public:
+  explicit CallScope(Operation& operation) : operation_(operation) {}
+  ~CallScope() { operation_.in_call = false; }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  Operation& operation_;
+};
 
 }  // namespace
 
@@ -57,7 +75,16 @@ PeerId PythonEngine::Connect(const std::string& address, const std::string& tran
 PeerId PythonEngine::WaitForPeer(double timeout_seconds) {
   auto core = Open();
   const auto timeout = SecondsToMilliseconds(timeout_seconds, "timeout");
-  auto peer = WithoutGil([&] { return core->engine().WaitForPeer(timeout); });
+  auto peer = WaitCheckingSignals(
+      timeout,
+      [&](std::chrono::nanoseconds slice) {
+        return core->engine().WaitForPeer(std::chrono::ceil<std::chrono::milliseconds>(slice));
+      },
+      [] {});
+  if (!peer.ok() && peer.status().code() == StatusCode::kTimeout) {
+    throw StatusError(Timeout("no peer connected to " + core->engine().listen_address() +
+                              " within " + std::to_string(timeout.count()) + " ms"));
+  }
   return ValueOrThrow(std::move(peer));
 }
 
@@ -204,13 +231,13 @@ size_t PythonEngine::Send(PeerId peer, uint64_t address, uint64_t length, double
   auto core = Open();
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
   auto operation = core->BeginOperation(AsPointer(address));
-  auto status = WithoutGil([&] {
-    Engine& engine = core->engine();
-    Status posted =
-        engine.PostSend(peer, AsPointer(address), static_cast<size_t>(length), operation->request);
-    return posted.ok() ? FinishWithin(engine, peer, operation->request, timeout) : posted;
+  const CallScope call(*operation);
+  Engine& engine = core->engine();
+  Status status = WithoutGil([&] {
+    return engine.PostSend(peer, AsPointer(address), static_cast<size_t>(length),
+                           operation->request);
   });
-  operation->in_call = false;
+  if (status.ok()) status = FinishWithin(engine, peer, operation->request, timeout);
   ThrowIfError(status);
   return operation->request.bytes();
 }
@@ -220,13 +247,13 @@ size_t PythonEngine::Recv(PeerId peer, uint64_t address, uint64_t capacity,
   auto core = Open();
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
   auto operation = core->BeginOperation(AsPointer(address));
-  auto status = WithoutGil([&] {
-    Engine& engine = core->engine();
-    Status posted = engine.PostRecv(peer, AsPointer(address), static_cast<size_t>(capacity),
-                                    operation->request);
-    return posted.ok() ? FinishWithin(engine, peer, operation->request, timeout) : posted;
+  const CallScope call(*operation);
+  Engine& engine = core->engine();
+  Status status = WithoutGil([&] {
+    return engine.PostRecv(peer, AsPointer(address), static_cast<size_t>(capacity),
+                           operation->request);
   });
-  operation->in_call = false;
+  if (status.ok()) status = FinishWithin(engine, peer, operation->request, timeout);
   ThrowIfError(status);
   return operation->request.bytes();
 }

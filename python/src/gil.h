@@ -4,7 +4,11 @@
 
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
+
+#include "xfer/status.h"
 
 namespace xfer::python {
 
@@ -15,6 +19,39 @@ template <typename Call>
 auto WithoutGil(Call&& call) {
   pybind11::gil_scoped_release nogil;
   return std::forward<Call>(call)();
+}
+
+// How long a blocking call goes without running Python's signal handlers:
+// Ctrl-C raises KeyboardInterrupt within this (issue 27, defect 7).
+inline constexpr std::chrono::milliseconds kSignalSlice{100};
+
+inline StatusCode CodeOf(const Status& status) { return status.code(); }
+template <typename T>
+StatusCode CodeOf(const Result<T>& result) {
+  return result.ok() ? StatusCode::kOk : result.status().code();
+}
+
+// For a wait that may block long: `wait(slice)` runs with the GIL released
+// for slices of at most kSignalSlice, until it returns something other than
+// kTimeout or `timeout` has passed (then its last result is returned).
+// Between slices Python's signal handlers run; when one raises
+// (KeyboardInterrupt), `interrupted()` runs with the GIL released, to undo
+// what the wait was for, and the Python error propagates.
+// REQUIRES: the GIL is held; neither call touches a Python object.
+template <typename Wait, typename Interrupted>
+auto WaitCheckingSignals(std::chrono::nanoseconds timeout, Wait&& wait, Interrupted&& interrupted)
+    -> decltype(wait(std::chrono::nanoseconds{})) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + timeout;
+  for (;;) {
+    const auto left = std::max<std::chrono::nanoseconds>(deadline - Clock::now(), {});
+    auto result = WithoutGil([&] { return wait(std::min<std::chrono::nanoseconds>(left, kSignalSlice)); });
+    if (CodeOf(result) != StatusCode::kTimeout || Clock::now() >= deadline) return result;
+    if (PyErr_CheckSignals() != 0) {
+      WithoutGil(interrupted);
+      throw pybind11::error_already_set();
+    }
+  }
 }
 
 }  // namespace xfer::python

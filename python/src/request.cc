@@ -19,7 +19,11 @@ bool Request::Test() const {
 
 size_t Request::Wait(double timeout_seconds) const {
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
-  ThrowIfError(WithoutGil([&] { return operation_->request.Wait(timeout); }));
+  // Ctrl-C raises KeyboardInterrupt and leaves the request in flight: the
+  // engine keeps the operation until it finishes (see the class comment).
+  ThrowIfError(WaitCheckingSignals(
+      timeout, [&](std::chrono::nanoseconds slice) { return operation_->request.Wait(slice); },
+      [] {}));
   return bytes();
 }
 

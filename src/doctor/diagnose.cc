@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "doctor/doctor_report.h"
 
@@ -82,6 +84,11 @@ Verdict JudgeOne(const SysfsReader& sysfs, const DoctorOptions& options, const R
 }  // namespace
 
 Result<DoctorReport> Diagnose(const DoctorOptions& options) {
+  // A root that is not there says so, rather than that it has no RDMA port.
+  std::error_code error;
+  if (!std::filesystem::is_directory(options.sysfs_root, error)) {
+    return InvalidArgument(fmt::format("--sysfs-root {}: no such folder", options.sysfs_root));
+  }
   std::vector<RunMeasurement> runs;
   if (!options.run_path.empty()) {
     auto loaded = LoadRunFile(options.run_path);

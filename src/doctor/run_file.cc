@@ -116,10 +116,18 @@ Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   json document;
+  if (text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+    return FileError(path, "the file is empty: expected the --json document of an xfer run");
+  }
   try {
     document = json::parse(text.str());
-  } catch (const json::parse_error& error) {
-    return FileError(path, fmt::format("not JSON: {}", error.what()));
+  } catch (const json::exception& error) {
+    // Every nlohmann exception, not only parse_error: 1e999 throws
+    // out_of_range, and the file is untrusted. In xfer's words: without
+    // the library's "[json.exception.<kind>.<id>] " prefix.
+    std::string what = error.what();
+    if (const size_t end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
+    return FileError(path, fmt::format("not valid JSON: {}", what));
   }
   if (!document.is_object()) return FileError(path, "the top level is not a JSON object");
   if (document.contains("test_info")) return PerftestMeasurement(path, document);

@@ -198,8 +198,12 @@ Result<MatrixCell> ReadCell(const Field& cell) {
   XFER_REPORT_ASSIGN_OR_RETURN(out.block_label, OptionalString(cell, "block_label"));
   XFER_REPORT_ASSIGN_OR_RETURN(Field status, cell.Member("status"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.status, status.String());
-  if (out.status != "ok" && out.status != "unsupported" && out.status != "failed") {
-    return status.Error(fmt::format("'{}' is not ok, unsupported or failed", out.status));
+  // Every status xfer matrix writes (bench/matrix/cell_result.h), "not run"
+  // included: an interrupted or failed run's file keeps its plan.
+  if (out.status != "ok" && out.status != "unsupported" && out.status != "failed" &&
+      out.status != "not run") {
+    return status.Error(
+        fmt::format("'{}' is not ok, unsupported, failed or not run", out.status));
   }
   XFER_REPORT_ASSIGN_OR_RETURN(out.reason, OptionalString(cell, "reason"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.median_gbps, OptionalNumber(cell, "median_gbps"));

@@ -71,7 +71,7 @@ struct MatrixCell {
   std::string direction;
   uint64_t block_size = 0;
   std::string block_label;
-  std::string status;  // "ok", "unsupported" or "failed" (bench/matrix/cell_result.h)
+  std::string status;  // "ok", "unsupported", "failed" or "not run" (bench/matrix/cell_result.h)
   std::string reason;
   std::optional<double> median_gbps;
   std::optional<double> min_gbps;

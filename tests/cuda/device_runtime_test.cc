@@ -57,7 +57,7 @@ TEST(DeviceRuntimeTest, AMissingLibraryFileIsNoDriver) {
 // "no device".
 TEST(DeviceRuntimeTest, TheToolkitsStubLibraryIsRefusedAsAStub) {
   if (!std::filesystem::exists(XFER_CUDA_STUB_LIBRARY)) {
-    GTEST_SKIP() << "no stub at " << XFER_CUDA_STUB_LIBRARY;
+    GTEST_SKIP() << "needs the CUDA toolkit's files: no stub at " << XFER_CUDA_STUB_LIBRARY;
   }
   auto runtime = DeviceRuntime::Create(XFER_CUDA_STUB_LIBRARY);
   const Status status = runtime->Available();

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "tree_util.h"
 
 namespace xfer::doctor {
@@ -53,7 +56,28 @@ void ExpectError(const std::string& name, const std::string& problem) {
   EXPECT_NE(runs.status().message().find(problem), std::string::npos) << runs.status().message();
 }
 
-TEST(RunFile, TruncatedIsNotJson) { ExpectError("truncated.json", "not JSON"); }
+TEST(RunFile, TruncatedIsNotJson) { ExpectError("truncated.json", "not valid JSON: "); }
+
+// Issue 27, defect 11: an empty file and a number no double holds are said
+// in xfer's words, never with the JSON library's exception text.
+TEST(RunFile, EmptyAndOverflowingFilesAreSaidPlainly) {
+  const std::string dir = ::testing::TempDir();
+  const std::string empty = dir + "/xfer-doctor-empty.json";
+  const std::string huge = dir + "/xfer-doctor-huge.json";
+  std::ofstream(empty) << "\n";
+  std::ofstream(huge) << R"({"test_info": {}, "results": [{"BW_average": 1e999}]})";
+  for (const std::string& path : {empty, huge}) {
+    const auto runs = LoadRunFile(path);
+    ASSERT_FALSE(runs.ok()) << path;
+    EXPECT_EQ(runs.status().message().find("json.exception"), std::string::npos)
+        << runs.status().message();
+  }
+  EXPECT_NE(LoadRunFile(empty).status().message().find("the file is empty"), std::string::npos);
+  EXPECT_NE(LoadRunFile(huge).status().message().find("not valid JSON: "), std::string::npos)
+      << LoadRunFile(huge).status().message();
+  std::remove(empty.c_str());
+  std::remove(huge.c_str());
+}
 TEST(RunFile, ForeignJsonIsNeitherFormat) { ExpectError("foreign.json", "neither a perftest run"); }
 TEST(RunFile, WrongTypedResults) { ExpectError("wrong_type.json", "an array 'results'"); }
 TEST(RunFile, MissingFile) { ExpectError("no_such_run.json", "cannot be read"); }

@@ -89,5 +89,15 @@ TEST(Verdict, DeviceNotUnderRootIsNotFound) {
   EXPECT_NE(report.status().message().find("rxe0"), std::string::npos) << report.status().message();
 }
 
+// Issue 27, defect 11: a --sysfs-root that is not there is named as such.
+TEST(Verdict, AMissingSysfsRootIsNamed) {
+  DoctorOptions options;
+  options.sysfs_root = "/nonexistent-xfer-sysfs-root";
+  const Result<DoctorReport> report = Diagnose(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(report.status().message(), "--sysfs-root /nonexistent-xfer-sysfs-root: no such folder");
+}
+
 }  // namespace
 }  // namespace xfer::doctor

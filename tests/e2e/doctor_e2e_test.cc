@@ -55,7 +55,8 @@ TEST(DoctorE2e, BadRunJsonExitsNonZeroNamingTheFile) {
   const ProcessResult result = RunXfer({"doctor", "--sysfs-root", kSeed002, "--run", run}, 30s);
   EXPECT_EQ(result.exit_code, 1) << result.out;
   EXPECT_NE(result.err.find(run), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("not JSON"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("not valid JSON: "), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("json.exception"), std::string::npos) << result.err;
 }
 
 TEST(DoctorE2e, UnknownFlagExitsTwoNamingIt) {

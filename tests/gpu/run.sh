@@ -32,7 +32,11 @@ step "device-memory tests"
 timeout 150 "$packed/bin/cuda_tests" \
   --gtest_filter='-*WithoutADriver*:*WithoutAUsableGpu*' 2>&1 | tee "$out/cuda_tests.log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail "cuda_tests"
-grep -q '^\[  SKIPPED \]' "$out/cuda_tests.log" && fail "a device-memory test skipped on a GPU host"
+# No test may skip for lack of a GPU. A test that needs the CUDA toolkit's
+# own files (its stub libcuda.so), which a GPU host with only the driver
+# lacks, says so in its name (*Toolkit*) and may skip for that reason.
+skipped=$(grep -E '^\[  SKIPPED \] [A-Za-z]' "$out/cuda_tests.log" | grep -v 'Toolkit' || true)
+[[ -z $skipped ]] || fail "a device-memory test skipped on a GPU host: $skipped"
 
 step "matrix: every D direction on shm and tcp, H2rH as the host control"
 timeout 240 "$packed/bin/xfer" matrix --loopback --quiet --transports shm,tcp \

@@ -2,6 +2,8 @@
 is dropped or their engine closed, and synchronous calls that time out."""
 
 import gc
+import os
+import signal
 import threading
 import time
 
@@ -181,3 +183,50 @@ def test_sync_recv_releases_the_gil(make_pair):
     receiver.join(timeout=10.0)
     assert received == [123]
     assert time.monotonic() - start < 4.0
+
+
+# Issue 27, defect 7: Ctrl-C reaches Python within 100 ms of a blocking call's
+# wait (plus the scheduler), not at its timeout.
+def _interrupt_after(seconds):
+    timer = threading.Timer(seconds, os.kill, args=(os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_interrupts_wait_for_peer_at_once():
+    with xfer.Engine() as engine:
+        timer = _interrupt_after(0.3)
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            engine.wait_for_peer(timeout=20.0)
+        timer.join()
+        assert time.monotonic() - start < 2.0
+
+
+def test_ctrl_c_interrupts_a_sync_recv_and_disconnects_the_peer(make_pair):
+    pair = make_pair("tcp")
+    inbox = pair.initiator.allocate(4096)
+    timer = _interrupt_after(0.3)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        pair.initiator.recv(pair.peer, inbox.address, 4096, timeout=20.0)
+    timer.join()
+    assert time.monotonic() - start < 2.0
+    with raises_status(StatusCode.NOT_FOUND):  # the receive was not left posted
+        pair.initiator.peer_info(pair.peer)
+    pair.initiator.deregister(inbox)  # and its memory is free again
+
+
+def test_ctrl_c_interrupts_request_wait_and_leaves_it_in_flight(make_pair):
+    pair = make_pair("tcp")
+    inbox = pair.initiator.allocate(4096)
+    outbox = pair.target.allocate(4096)
+    request = pair.initiator.post_recv(pair.peer, inbox.address, 4096)
+    timer = _interrupt_after(0.3)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        request.wait(timeout=20.0)
+    timer.join()
+    assert time.monotonic() - start < 2.0
+    pair.target.send(pair.target_peer, outbox.address, 64, timeout=5.0)
+    assert request.wait(timeout=5.0) == 64

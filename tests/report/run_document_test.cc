@@ -203,6 +203,34 @@ TEST(RunDocument, IllTypedLatencyAndMatrixFieldsNameThePath) {
   }
 }
 
+// Issue 27, defect 5: the file of an interrupted matrix holds cells that
+// did not run; every command reads what xfer matrix writes, and shows them
+// as such. A status xfer never writes is still refused.
+TEST(RunDocument, AnInterruptedMatrixsNotRunCellsAreRead) {
+  json document = json::parse(ReadTestData("matrix.json"));
+  document["run"]["outcome"] = "interrupted";
+  size_t not_run = 0;
+  for (json& cell : document["cells"]) {
+    if (cell["status"] != "ok" || not_run == 2) continue;
+    cell["status"] = "not run";
+    cell["median_gbps"] = cell["min_gbps"] = cell["max_gbps"] = nullptr;
+    cell["sample_gbps"] = json::array();
+    ++not_run;
+  }
+  ASSERT_EQ(not_run, 2u);
+  auto run = ParseRunDocument("interrupted.json", document.dump());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  size_t shown = 0;
+  for (const MatrixCell& cell : run->cells) shown += CellStatusText(cell) == "not run" ? 1u : 0u;
+  EXPECT_EQ(shown, 2u);
+
+  document["cells"][0]["status"] = "pending";
+  auto refused = ParseRunDocument("bogus.json", document.dump());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "bogus.json: cells[0].status: 'pending' is not ok, unsupported, failed or not run");
+}
+
 TEST(RunDocument, ForeignAndMalformedDocumentsAreRefused) {
   const std::pair<const char*, const char*> cases[] = {
       {"[1, 2, 3]", "b.json: expected a JSON object at the top, got array"},
