@@ -97,12 +97,6 @@ std::vector<std::string> SmallMatrix(const std::string& blocks = "16K,64K,1M") {
 
 bool HostHasGpu() { return cuda::DeviceRuntime::Create()->Available().ok(); }
 
-std::vector<std::string> With(std::vector<std::string> args,
-                              std::initializer_list<std::string> more) {
-  args.insert(args.end(), more);
-  return args;
-}
-
 TEST(MatrixE2e, LoopbackPrintsTheHostDirectionsForShmAndTcp) {
   const std::string path = TempPath("loopback.json");
   const std::string csv = TempPath("loopback.csv");

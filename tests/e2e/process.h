@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,13 @@ bool HostHasRdmaDevices();
 // for up to 2 s while the server starts), sends `bytes` and closes. True
 // once the bytes were sent.
 bool SendStray(int port, const std::string& bytes);
+
+// `args` with `more` appended: one command line built from a shared part.
+inline std::vector<std::string> With(std::vector<std::string> args,
+                                     std::initializer_list<std::string> more) {
+  args.insert(args.end(), more);
+  return args;
+}
 
 }  // namespace xfer::testing
 

@@ -71,16 +71,12 @@ TEST(SecretE2e, RefusedClientsDoNotEndTheServerAndTheRightOneIsServed) {
   const std::string port = std::to_string(FreePort());
   const std::vector<std::string> run = {"write_bw", "-p", port, "--transport", "tcp", "-n", "200",
                                         "--timeout", "3"};
-  auto with = [&run](std::vector<std::string> extra) {
-    std::vector<std::string> args = run;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
-  };
-  Process server(with({"--secret-file", ours, "--accept_timeout", "30"}));
-  ProcessResult wrong = RunXfer(with({"--secret-file", theirs, "127.0.0.1"}), 20s);
-  ProcessResult none = RunXfer(with({"127.0.0.1"}), 20s);
-  ProcessResult other_run = RunXfer(with({"--secret-file", ours, "-s", "1024", "127.0.0.1"}), 20s);
-  ProcessResult right = RunXfer(with({"--secret-file", ours, "127.0.0.1"}), 30s);
+  Process server(With(run, {"--secret-file", ours, "--accept_timeout", "30"}));
+  ProcessResult wrong = RunXfer(With(run, {"--secret-file", theirs, "127.0.0.1"}), 20s);
+  ProcessResult none = RunXfer(With(run, {"127.0.0.1"}), 20s);
+  ProcessResult other_run =
+      RunXfer(With(run, {"--secret-file", ours, "-s", "1024", "127.0.0.1"}), 20s);
+  ProcessResult right = RunXfer(With(run, {"--secret-file", ours, "127.0.0.1"}), 30s);
   ProcessResult served = server.Wait(30s);
   EXPECT_NE(wrong.exit_code, 0) << wrong.err;
   EXPECT_NE(none.exit_code, 0) << none.err;
@@ -134,14 +130,9 @@ TEST(SecretE2e, AMatrixTargetTurnsAWrongInitiatorAwayAndServesTheRightOne) {
                                            "--directions", "H2rH", "--block_sizes", "64K",
                                            "--transfer_size", "1M", "--loops", "2",
                                            "--timeout", "3", "--quiet"};
-  auto with = [&matrix](std::vector<std::string> extra) {
-    std::vector<std::string> args = matrix;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
-  };
-  Process target(with({"--secret-file", ours, "--accept_timeout", "30"}));
-  ProcessResult wrong = RunXfer(with({"--secret-file", theirs, "127.0.0.1"}), 30s);
-  ProcessResult right = RunXfer(with({"--secret-file", ours, "127.0.0.1"}), 30s);
+  Process target(With(matrix, {"--secret-file", ours, "--accept_timeout", "30"}));
+  ProcessResult wrong = RunXfer(With(matrix, {"--secret-file", theirs, "127.0.0.1"}), 30s);
+  ProcessResult right = RunXfer(With(matrix, {"--secret-file", ours, "127.0.0.1"}), 30s);
   ProcessResult served = target.Wait(30s);
   EXPECT_NE(wrong.exit_code, 0) << wrong.err;
   EXPECT_EQ(right.exit_code, 0) << right.err;
