@@ -48,6 +48,22 @@ class CallScope {
   Operation& operation_;
 };
 
+// A synchronous send or receive on `address`: `post(engine, request)`
+// starts it with the GIL released, then the call waits for it (FinishWithin).
+// Returns the bytes it moved.
+template <typename Post>
+size_t RunSynchronously(EngineCore& core, PeerId peer, uint64_t address, double timeout_seconds,
+                        Post&& post) {
+  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  auto operation = core.BeginOperation(AsPointer(address));
+  const CallScope call(*operation);
+  Engine& engine = core.engine();
+  Status status = WithoutGil([&] { return post(engine, operation->request); });
+  if (status.ok()) status = FinishWithin(engine, peer, operation->request, timeout);
+  ThrowIfError(status);
+  return operation->request.bytes();
+}
+
 }  // namespace
 
 PythonEngine::PythonEngine(const EngineOptions& options) {
@@ -228,34 +244,20 @@ Request PythonEngine::PostRecv(PeerId peer, uint64_t address, uint64_t capacity)
 }
 
 size_t PythonEngine::Send(PeerId peer, uint64_t address, uint64_t length, double timeout_seconds) {
-  auto core = Open();
-  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
-  auto operation = core->BeginOperation(AsPointer(address));
-  const CallScope call(*operation);
-  Engine& engine = core->engine();
-  Status status = WithoutGil([&] {
-    return engine.PostSend(peer, AsPointer(address), static_cast<size_t>(length),
-                           operation->request);
-  });
-  if (status.ok()) status = FinishWithin(engine, peer, operation->request, timeout);
-  ThrowIfError(status);
-  return operation->request.bytes();
+  return RunSynchronously(*Open(), peer, address, timeout_seconds,
+                          [&](Engine& engine, TransferRequest& request) {
+                            return engine.PostSend(peer, AsPointer(address),
+                                                   static_cast<size_t>(length), request);
+                          });
 }
 
 size_t PythonEngine::Recv(PeerId peer, uint64_t address, uint64_t capacity,
                           double timeout_seconds) {
-  auto core = Open();
-  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
-  auto operation = core->BeginOperation(AsPointer(address));
-  const CallScope call(*operation);
-  Engine& engine = core->engine();
-  Status status = WithoutGil([&] {
-    return engine.PostRecv(peer, AsPointer(address), static_cast<size_t>(capacity),
-                           operation->request);
-  });
-  if (status.ok()) status = FinishWithin(engine, peer, operation->request, timeout);
-  ThrowIfError(status);
-  return operation->request.bytes();
+  return RunSynchronously(*Open(), peer, address, timeout_seconds,
+                          [&](Engine& engine, TransferRequest& request) {
+                            return engine.PostRecv(peer, AsPointer(address),
+                                                   static_cast<size_t>(capacity), request);
+                          });
 }
 
 namespace {
