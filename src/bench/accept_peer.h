@@ -22,6 +22,25 @@ inline bool IsStrayPeer(const Status& status) {
          status.code() == StatusCode::kConnectionLost;
 }
 
+// True for the ways a real peer's turn ends by its own doing, after it
+// greeted: it asked for what this side will not do (kInvalidArgument:
+// another run, another matrix), gave up (its Abort: its engine was refused
+// for another secret), hung up, went silent or sent what does not fit (as
+// IsStrayPeer). A server turns such a peer away and waits for the next.
+inline bool IsTurnedAway(const Status& status) {
+  return IsStrayPeer(status) || status.code() == StatusCode::kInvalidArgument;
+}
+
+// The one line a server prints for a peer it turned away: "xfer: turned
+// away the client from 127.0.0.1: <why>; still waiting for a client".
+// `peer_noun` names the role ("client"), `article` its article ("a").
+inline void ReportTurnedAway(const char* article, const char* peer_noun, const std::string& from,
+                             const Status& why) {
+  std::fprintf(stderr, "xfer: turned away the %s from %s: %s; still waiting for %s %s\n",
+               peer_noun, from.empty() ? "?" : from.c_str(), why.ToString().c_str(), article,
+               peer_noun);
+}
+
 // `greet(Socket)` reads the peer's first message and returns Result<T>.
 // Returns the first T that succeeds. `peer_kind` names what was expected,
 // with its article ("an xfer client"). Errors: the Accept's (kTimeout at `deadline`, with

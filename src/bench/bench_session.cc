@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -136,24 +135,6 @@ Result<Client> AcceptClient(const BenchParams& params, Listener& listener, Deadl
                     });
 }
 
-// True for the ways one client's turn ends by the client's doing: it asked
-// for another run (kInvalidArgument), gave up (its Abort: its engine was
-// refused for another secret, or could not reach ours) or hung up
-// (kConnectionLost), went silent (kTimeout), or sent what does not fit
-// (kProtocolError). The server turns such a client away and waits for the
-// next; anything else is the server's own failure.
-bool TurnedAway(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kConnectionLost:
-    case StatusCode::kTimeout:
-    case StatusCode::kProtocolError:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The client's engine connection, or the client's word that it failed
 // (its Abort on the out-of-band channel), whichever comes first. The
 // client's next message (its first Barrier) may arrive before its engine
@@ -228,9 +209,8 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
     const std::string from = client->oob->PeerHost();
     Status served = ServeClient(params, *client, session);
     if (served.ok()) break;
-    if (!TurnedAway(served)) return served;
-    std::fprintf(stderr, "xfer: turned away the client from %s: %s; still waiting for a client\n",
-                 from.empty() ? "?" : from.c_str(), served.ToString().c_str());
+    if (!IsTurnedAway(served)) return served;
+    ReportTurnedAway("a", "client", from, served);
   }
   oob_listener.Close();  // like perftest: one server process serves one client
   auto info = session.engine->GetPeerInfo(session.peer);

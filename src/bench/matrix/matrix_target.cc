@@ -1,6 +1,5 @@
 #include "bench/matrix/matrix_target.h"
 
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,16 +68,6 @@ Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener,
         if (!hello.ok()) return hello.status();
         return Accepted{std::move(control), std::move(hello.value())};
       });
-}
-
-// True for the ways one initiator's turn ends by its doing before it asked
-// for anything: it wanted another matrix (kInvalidArgument), gave up (its
-// Abort: its engine was refused for another secret) or hung up
-// (kConnectionLost), or went silent (kTimeout). The target turns it away
-// and waits for the next.
-bool TurnedAway(const Status& status) {
-  return status.code() == StatusCode::kInvalidArgument ||
-         status.code() == StatusCode::kConnectionLost || status.code() == StatusCode::kTimeout;
 }
 
 // The reply that accepts an initiator: where this side's buffers are.
@@ -161,9 +150,8 @@ Status RunMatrixTarget(const MatrixConfig& config, const HostFingerprint& local,
       }
       turn = first.status().WithContext("initiator");
     }
-    if (!TurnedAway(turn)) return turn;
-    std::fprintf(stderr, "xfer: turned away the initiator from %s: %s; still waiting\n",
-                 from.empty() ? "?" : from.c_str(), turn.ToString().c_str());
+    if (!bench::IsTurnedAway(turn)) return turn;
+    bench::ReportTurnedAway("an", "initiator", from, turn);
   }
 }
 
