@@ -6,6 +6,7 @@
 
 #include "bench/bench_session.h"
 #include "bench/heartbeat.h"
+#include "bench/interruption.h"
 #include "bench/bw_runner.h"
 #include "bench/latency_runner.h"
 #include "bench/receive_loop.h"
@@ -227,7 +228,8 @@ Status ClientStep(const SizeStep& step) {
   return step.params.kind == Kind::kLatency ? ClientLatency(step) : ClientBandwidth(step);
 }
 
-Status RunSizes(const BenchParams& params, Session& session, BenchObserver& observer, bool server) {
+Status RunSizes(const BenchParams& params, Session& session, BenchObserver& observer, bool server,
+                const std::atomic<int>& stop) {
   auto settings = ResolveSettings(params, params.cq_mod_given);
   if (!settings.ok()) return settings.status();
   std::optional<DurationWindow> duration;
@@ -253,6 +255,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
 
   const BufferLayout layout = LayoutFor(params);
   for (uint32_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(stop, i, sizes.size()));
     const SizeStep step{params, *settings, duration, layout, session, observer, i, sizes[i]};
     XFER_RETURN_IF_ERROR(server ? ServerStep(step) : ClientStep(step));
   }
@@ -266,8 +269,8 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
 
 // Runs the sizes and, if they fail, tells the peer why before returning.
 Status RunAndReport(const BenchParams& params, Session& session, BenchObserver& observer,
-                    bool server) {
-  Status status = RunSizes(params, session, observer, server);
+                    bool server, const std::atomic<int>& stop) {
+  Status status = RunSizes(params, session, observer, server, stop);
   if (!status.ok() && status.code() != StatusCode::kConnectionLost) {
     session.oob->SendAbort(status.ToString());
   }
@@ -276,17 +279,19 @@ Status RunAndReport(const BenchParams& params, Session& session, BenchObserver& 
 
 }  // namespace
 
-Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer) {
+Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer,
+                 const std::atomic<int>& stop) {
   observer.OnWaitingForClient();
   auto session = OpenServerSession(params, listener);
   if (!session.ok()) return session.status();
-  return RunAndReport(params, *session, observer, true);
+  return RunAndReport(params, *session, observer, true, stop);
 }
 
-Status RunClient(const BenchParams& params, BenchObserver& observer) {
+Status RunClient(const BenchParams& params, BenchObserver& observer,
+                 const std::atomic<int>& stop) {
   auto session = OpenClientSession(params);
   if (!session.ok()) return session.status();
-  return RunAndReport(params, *session, observer, false);
+  return RunAndReport(params, *session, observer, false, stop);
 }
 
 }  // namespace xfer::bench

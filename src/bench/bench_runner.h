@@ -4,6 +4,8 @@
 #ifndef XFER_BENCH_BENCH_RUNNER_H_
 #define XFER_BENCH_BENCH_RUNNER_H_
 
+#include <atomic>
+
 #include "bench/bench_params.h"
 #include "bench/observer.h"
 #include "common/socket.h"
@@ -13,12 +15,16 @@ namespace xfer::bench {
 
 // The client role: connects to params.server_host:params.port and runs the
 // test. Errors name the step that failed; the peer is told with an Abort
-// message. (launch/run_benchmark.h picks the role and the stack.)
-Status RunClient(const BenchParams& params, BenchObserver& observer);
+// message. Once `stop` is raised the run ends before the next size
+// (bench/interruption.h: the sizes reported so far stand), and the peer is
+// told so. (launch/run_benchmark.h picks the role and the stack.)
+Status RunClient(const BenchParams& params, BenchObserver& observer,
+                 const std::atomic<int>& stop);
 
 // The server role on an already bound out-of-band listener: serves one
-// client. Errors: as RunClient's.
-Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer);
+// client. `stop` and errors: as RunClient's.
+Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer,
+                 const std::atomic<int>& stop);
 
 }  // namespace xfer::bench
 

@@ -271,20 +271,31 @@ int RunCommand(int argc, char** argv) {
   for (const auto& note : params.notes) std::fprintf(stderr, "xfer: note: %s\n", note.c_str());
 
   xfer::report::ConsoleReporter reporter(params, stdout);
-  xfer::Status status = xfer::launch::RunBenchmark(params, reporter);
+  auto prepared = xfer::launch::PreparedBenchmark::Prepare(params, reporter);
+  if (!prepared.ok()) {
+    std::fprintf(stderr, "xfer: %s\n", prepared.status().ToString().c_str());
+    return xfer::kExitFailed;
+  }
+  // After the loopback server's fork: the child must not inherit the
+  // watcher thread, and learns of an interrupt from the client.
+  xfer::StopSignal stop;
+  xfer::Status status = prepared->Run(reporter, stop.flag());
   reporter.Finish();
-  const nlohmann::json provenance =
-      params.json_path.empty()
-          ? nlohmann::json()
-          : xfer::report::RunProvenanceJson(params.command_line,
-                                            xfer::report::ProbeHost(xfer::cli::XferVersion()));
-  if (xfer::Status json = reporter.WriteJson(params.json_path, provenance); !json.ok()) {
-    std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
-    if (status.ok()) status = json;
+  if (!params.json_path.empty()) {
+    nlohmann::json provenance = xfer::report::RunProvenanceJson(
+        params.command_line, xfer::report::ProbeHost(xfer::cli::XferVersion()));
+    provenance.update(xfer::report::RunOutcomeJson(status, stop.signal()));
+    if (!reporter.measured()) {
+      std::fprintf(stderr, "xfer: --json: nothing was measured; %s is left as it was\n",
+                   params.json_path.c_str());
+    } else if (xfer::Status json = reporter.WriteJson(params.json_path, provenance); !json.ok()) {
+      std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
+      if (status.ok()) status = json;
+    }
   }
   if (!status.ok()) {
     std::fprintf(stderr, "xfer: %s\n", status.ToString().c_str());
-    return xfer::kExitFailed;
+    return stop.signal() != 0 ? xfer::kExitSignalBase + stop.signal() : xfer::kExitFailed;
   }
   return xfer::kExitOk;
 }

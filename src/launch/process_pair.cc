@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "bench/child_process.h"
+#include "bench/interruption.h"
 #include "common/socket.h"
 
 namespace xfer::launch {
@@ -65,8 +67,8 @@ class StandInAfterChild {
 
 }  // namespace
 
-Status RunProcessPair(const BenchParams& params, BenchObserver& observer,
-                      const BenchRoles& roles) {
+Result<LoopbackServer> LoopbackServer::Launch(const BenchParams& params,
+                                              const BenchRoles& roles) {
   auto listener = Listener::Bind({"127.0.0.1", params.port}, 1);
   if (!listener.ok()) return listener.status().WithContext("loopback out-of-band port (-p)");
   BenchParams server = params;
@@ -76,28 +78,40 @@ Status RunProcessPair(const BenchParams& params, BenchObserver& observer,
   // (that would also take memory bandwidth from the parent's).
   server.efficiency = false;
   server.json_path.clear();
-  // Forked before any engine or thread exists in this process. The child's
-  // observer stays quiet: the parent prints the table, and the child's
-  // error comes back through Finish, so that it is printed once.
+  // The child's observer stays quiet: the parent prints the table, and the
+  // child's error comes back through Finish, so that it is printed once.
   auto child = ChildProcess::Fork(
       [&] {
+        ::signal(SIGINT, SIG_IGN);
+        ::signal(SIGTERM, SIG_IGN);
         SilentObserver silent;
-        return roles.serve(server, *listener, silent);
+        return roles.serve(server, *listener, silent, bench::NeverStopped());
       },
       "loopback server");
   if (!child.ok()) return child.status();
+  return LoopbackServer(std::move(*listener), std::move(*child));
+}
 
+Status LoopbackServer::RunClient(const BenchParams& params, BenchObserver& observer,
+                                 const BenchRoles& roles, const std::atomic<int>& stop) {
   BenchParams client = params;
   client.role = Role::kClient;
   client.server_host = "127.0.0.1";
-  client.port = listener->local_address().port;
+  client.port = listener_.local_address().port;
   Status status;
   {
-    StandInAfterChild stand_in(*listener, child->exit_fd());
-    status = roles.run_client(client, observer);
+    StandInAfterChild stand_in(listener_, child_.exit_fd());
+    status = roles.run_client(client, observer, stop);
   }
-  listener->Close();
-  return child->Finish(status, params.timeout);
+  listener_.Close();
+  return child_.Finish(status, params.timeout);
+}
+
+Status RunProcessPair(const BenchParams& params, BenchObserver& observer,
+                      const BenchRoles& roles) {
+  auto server = LoopbackServer::Launch(params, roles);
+  if (!server.ok()) return server.status();
+  return server->RunClient(params, observer, roles, bench::NeverStopped());
 }
 
 }  // namespace xfer::launch

@@ -7,9 +7,11 @@
 #ifndef XFER_LAUNCH_PROCESS_PAIR_H_
 #define XFER_LAUNCH_PROCESS_PAIR_H_
 
+#include <atomic>
 #include <functional>
 
 #include "bench/bench_params.h"
+#include "bench/child_process.h"
 #include "bench/observer.h"
 #include "common/socket.h"
 #include "xfer/status.h"
@@ -21,22 +23,49 @@ using bench::BenchParams;
 
 // The two halves of one benchmark: `serve` answers one client on a bound
 // out-of-band listener, `run_client` connects to params.server_host:port.
+// Each ends its run before the next size once `stop` is raised
+// (bench/interruption.h).
 struct BenchRoles {
-  std::function<Status(const BenchParams&, Listener&, BenchObserver&)> serve;
-  std::function<Status(const BenchParams&, BenchObserver&)> run_client;
+  std::function<Status(const BenchParams&, Listener&, BenchObserver&, const std::atomic<int>&)>
+      serve;
+  std::function<Status(const BenchParams&, BenchObserver&, const std::atomic<int>&)> run_client;
 };
 
-// Binds the out-of-band channel on params.port of 127.0.0.1 (0, the CLI's
-// default without -p: a free port, so parallel runs cannot collide), forks
-// the server, runs the client. The child prints nothing; its failure comes
-// back as this call's error, and a child that has exited is noticed at once
-// (the client's connect is answered and closed rather than refused until
-// --timeout). Errors: binding's (the port in use); the server's own error
-// when the client only lost its connection to it; else the client's, with
-// the server killed; else the server's; kTimeout when the child does not
-// exit within params.timeout after the client finished.
-// `roles.serve` runs in the child with role kServer, `roles.run_client`
-// here with role kClient.
+// The server half of a --loopback run, already forked and listening.
+// Launch it before this process starts any thread (the child keeps only
+// the forking thread). The child ignores SIGINT and SIGTERM: an interrupt
+// reaches it as the client's Abort, so that the client, which reports,
+// decides how the run ends. It still ends when this process dies (its
+// control connection closes). Move-only; destroying it kills the child.
+class LoopbackServer {
+ public:
+  // Binds the out-of-band channel on params.port of 127.0.0.1 (0, the
+  // CLI's default without -p: a free port, so parallel runs cannot
+  // collide) and forks `roles.serve` with role kServer. The child prints
+  // nothing; its failure comes back from RunClient. Errors: binding's (the
+  // port in use), fork's.
+  static Result<LoopbackServer> Launch(const BenchParams& params, const BenchRoles& roles);
+
+  // Runs `roles.run_client` here with role kClient against the child, then
+  // collects the child. A child that has exited is noticed at once (the
+  // client's connect is answered and closed rather than refused until
+  // --timeout). Errors: the server's own error when the client only lost
+  // its connection to it; else the client's, with the server killed; else
+  // the server's; kTimeout when the child does not exit within
+  // params.timeout after the client finished. Call it once.
+  Status RunClient(const BenchParams& params, BenchObserver& observer, const BenchRoles& roles,
+                   const std::atomic<int>& stop);
+
+ private:
+  LoopbackServer(Listener listener, bench::ChildProcess child)
+      : listener_(std::move(listener)), child_(std::move(child)) {}
+
+  Listener listener_;
+  bench::ChildProcess child_;
+};
+
+// Launch, then RunClient with nothing that stops it early: for callers that
+// handle no signals.
 Status RunProcessPair(const BenchParams& params, BenchObserver& observer,
                       const BenchRoles& roles);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_runner.h"
+#include "bench/interruption.h"
 #include "common/socket.h"
 
 #if XFER_WITH_VERBS
@@ -67,21 +68,40 @@ Result<BenchRoles> ChooseStack(const BenchParams& params, BenchObserver& observe
   return EngineStack();
 }
 
-Status RunBenchmark(const BenchParams& params, BenchObserver& observer) {
+Result<PreparedBenchmark> PreparedBenchmark::Prepare(const BenchParams& params,
+                                                     BenchObserver& observer) {
   auto roles = ChooseStack(params, observer);
   if (!roles.ok()) return roles.status();
+  PreparedBenchmark prepared(params, std::move(*roles));
   switch (params.role) {
-    case Role::kLoopback:
-      return RunProcessPair(params, observer, *roles);
+    case Role::kLoopback: {
+      auto server = LoopbackServer::Launch(params, prepared.roles_);
+      if (!server.ok()) return server.status();
+      prepared.loopback_.emplace(std::move(*server));
+      break;
+    }
     case Role::kServer: {
       auto listener = Listener::Bind({"0.0.0.0", params.port}, 1);
       if (!listener.ok()) return listener.status().WithContext("out-of-band port (-p)");
-      return roles->serve(params, *listener, observer);
+      prepared.listener_.emplace(std::move(*listener));
+      break;
     }
     case Role::kClient:
-      return roles->run_client(params, observer);
+      break;
   }
-  return Internal("unknown role");
+  return prepared;
+}
+
+Status PreparedBenchmark::Run(BenchObserver& observer, const std::atomic<int>& stop) {
+  if (loopback_) return loopback_->RunClient(params_, observer, roles_, stop);
+  if (listener_) return roles_.serve(params_, *listener_, observer, stop);
+  return roles_.run_client(params_, observer, stop);
+}
+
+Status RunBenchmark(const BenchParams& params, BenchObserver& observer) {
+  auto prepared = PreparedBenchmark::Prepare(params, observer);
+  if (!prepared.ok()) return prepared.status();
+  return prepared->Run(observer, bench::NeverStopped());
 }
 
 }  // namespace xfer::launch

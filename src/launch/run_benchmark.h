@@ -6,6 +6,9 @@
 #ifndef XFER_LAUNCH_RUN_BENCHMARK_H_
 #define XFER_LAUNCH_RUN_BENCHMARK_H_
 
+#include <atomic>
+#include <optional>
+
 #include "bench/bench_params.h"
 #include "bench/observer.h"
 #include "launch/process_pair.h"
@@ -23,9 +26,35 @@ namespace xfer::launch {
 // picks the engine.
 Result<BenchRoles> ChooseStack(const BenchParams& params, BenchObserver& observer);
 
-// Runs `params` on ChooseStack's stack: role kServer binds params.port on
-// all interfaces and serves one client, kClient connects to
-// params.server_host:params.port, kLoopback runs both (RunProcessPair).
+// A benchmark ready to start in the role params.role names: its stack
+// chosen (ChooseStack), its out-of-band port bound and, for kLoopback, its
+// server already forked (LoopbackServer). Prepare it before this process
+// starts any thread, StopSignal's included; then Run it once.
+class PreparedBenchmark {
+ public:
+  // kServer binds params.port on all interfaces; kClient binds nothing;
+  // kLoopback launches the server. Errors: ChooseStack's, binding's (the
+  // port in use), fork's.
+  static Result<PreparedBenchmark> Prepare(const BenchParams& params, BenchObserver& observer);
+
+  // kServer serves one client; kClient connects to
+  // params.server_host:params.port; kLoopback runs the client against the
+  // forked server. Once `stop` holds a signal number the run ends before
+  // its next size with kFailedPrecondition "interrupted by SIGINT after N
+  // of M sizes" (bench/interruption.h); the rows reported so far stand.
+  Status Run(BenchObserver& observer, const std::atomic<int>& stop);
+
+ private:
+  PreparedBenchmark(const BenchParams& params, BenchRoles roles)
+      : params_(params), roles_(std::move(roles)) {}
+
+  BenchParams params_;
+  BenchRoles roles_;
+  std::optional<Listener> listener_;        // kServer
+  std::optional<LoopbackServer> loopback_;  // kLoopback
+};
+
+// Prepare, then Run with nothing that stops it early.
 // REQUIRES: a test only verbs runs (atomic, send_bw -b) has transport
 // "verbs", or "" on a host with an RDMA device; the CLI refuses the rest
 // before anything starts (cli/flags.h).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "bench/interruption.h"
 #include "bench/statistics.h"
 #include "perftest/bw_traffic.h"
 #include "perftest/link_ceiling.h"
@@ -30,6 +31,7 @@ struct Run {
   VerbsSession& session;
   BenchObserver& observer;
   bool server;
+  const std::atomic<int>& stop;  // polled between sizes (bench/interruption.h)
 };
 
 // The sizes a run covers, up to the session's largest message (on UD the
@@ -44,6 +46,12 @@ std::vector<uint64_t> SizesFor(const BenchParams& params, const VerbsSession& se
 }
 
 std::vector<uint64_t> SizesFor(const Run& run) { return SizesFor(run.params, run.session); }
+
+// OK unless the run was interrupted before sizes[done]. A stock perftest
+// peer has no Abort message: it learns from the closed connection.
+Status CheckInterrupted(const Run& run, size_t done, size_t total) {
+  return bench::CheckInterrupted(run.stop, done, total);
+}
 
 TrafficConfig ConfigFor(const Run& run, uint64_t size) {
   TrafficConfig config;
@@ -126,7 +134,9 @@ Status OneSidedBandwidth(const Run& run) {
   Start(run);
   const std::vector<uint64_t> sizes = SizesFor(run);
   if (run.params.bidirectional) {
-    for (uint64_t size : sizes) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
+      const uint64_t size = sizes[i];
       XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
       XFER_RETURN_IF_ERROR(WarmUpIfAsked(run, size));
       auto local = RunBandwidthSender(s, ConfigFor(run, size));
@@ -150,7 +160,9 @@ Status OneSidedBandwidth(const Run& run) {
     return s.Close();
   }
   bench::BwResult last;
-  for (uint64_t size : sizes) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
+    const uint64_t size = sizes[i];
     XFER_RETURN_IF_ERROR(WarmUpIfAsked(run, size));
     auto local = RunBandwidthSender(s, ConfigFor(run, size));
     if (!local.ok()) return local.status();
@@ -174,8 +186,10 @@ Status SendBandwidth(const Run& run) {
   XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
   XFER_RETURN_IF_ERROR(s.BarrierEachQp());
   Start(run);
-  for (uint64_t size : SizesFor(run)) {
-    TrafficConfig config = ConfigFor(run, size);
+  const std::vector<uint64_t> sizes = SizesFor(run);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
+    TrafficConfig config = ConfigFor(run, sizes[i]);
     config.receive_too = duplex;
     if (run.server || duplex) XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
     XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
@@ -211,10 +225,12 @@ Status WriteLatency(const Run& run) {
   VerbsSession& s = run.session;
   XFER_RETURN_IF_ERROR(ConnectOneSidedLatency(s));
   Start(run);
-  for (uint64_t size : SizesFor(run)) {
-    auto stamps = RunWriteLatency(s, ConfigFor(run, size));
+  const std::vector<uint64_t> sizes = SizesFor(run);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
+    auto stamps = RunWriteLatency(s, ConfigFor(run, sizes[i]));
     if (!stamps.ok()) return stamps.status();
-    XFER_RETURN_IF_ERROR(ReportLatency(run, size, *stamps));
+    XFER_RETURN_IF_ERROR(ReportLatency(run, sizes[i], *stamps));
   }
   return Status::Ok();
 }
@@ -227,7 +243,10 @@ Status SendLatency(const Run& run) {
   XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
   XFER_RETURN_IF_ERROR(s.BarrierEachQp());
   Start(run);
-  for (uint64_t size : SizesFor(run)) {
+  const std::vector<uint64_t> sizes = SizesFor(run);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
+    const uint64_t size = sizes[i];
     const TrafficConfig config = ConfigFor(run, size);
     XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
     XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
@@ -245,10 +264,12 @@ Status ReadLatency(const Run& run) {
   XFER_RETURN_IF_ERROR(ConnectOneSidedLatency(s));
   Start(run);
   if (run.server) return s.BarrierAfterPeerRun("close");
-  for (uint64_t size : SizesFor(run)) {
-    auto stamps = RunReadLatency(s, ConfigFor(run, size));
+  const std::vector<uint64_t> sizes = SizesFor(run);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
+    auto stamps = RunReadLatency(s, ConfigFor(run, sizes[i]));
     if (!stamps.ok()) return stamps.status();
-    XFER_RETURN_IF_ERROR(ReportLatency(run, size, *stamps));
+    XFER_RETURN_IF_ERROR(ReportLatency(run, sizes[i], *stamps));
   }
   return s.Close();
 }
@@ -265,7 +286,8 @@ Status RunTest(const Run& run) {
   return run.params.verb == Verb::kSend ? SendBandwidth(run) : OneSidedBandwidth(run);
 }
 
-Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observer) {
+Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observer,
+                 const std::atomic<int>& stop) {
   auto settings = bench::ResolveSettings(params, params.cq_mod_given);
   if (!settings.ok()) return settings.status();
   std::optional<bench::DurationWindow> duration;
@@ -280,24 +302,26 @@ Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observe
   if (!session.ok()) return session.status();
   const std::vector<uint64_t> sizes = SizesFor(params, **session);
   XFER_RETURN_IF_ERROR((*session)->CreateResources(*std::max_element(sizes.begin(), sizes.end())));
-  const Run run{params, *settings, duration, **session, observer, server};
+  const Run run{params, *settings, duration, **session, observer, server, stop};
   return RunTest(run);
 }
 
 }  // namespace
 
-Status RunVerbsClient(const BenchParams& params, BenchObserver& observer) {
+Status RunVerbsClient(const BenchParams& params, BenchObserver& observer,
+                      const std::atomic<int>& stop) {
   auto link = OobLink::Connect({params.server_host, params.port}, params.timeout);
   if (!link.ok()) return link.status();
-  return RunOnLink(params, std::move(*link), observer);
+  return RunOnLink(params, std::move(*link), observer, stop);
 }
 
-Status RunVerbsServer(const BenchParams& params, Listener& listener, BenchObserver& observer) {
+Status RunVerbsServer(const BenchParams& params, Listener& listener, BenchObserver& observer,
+                      const std::atomic<int>& stop) {
   observer.OnWaitingForClient();
   auto link = OobLink::Accept(listener, params.accept_timeout, params.timeout);
   if (!link.ok()) return link.status();
   listener.Close();
-  return RunOnLink(params, std::move(*link), observer);
+  return RunOnLink(params, std::move(*link), observer, stop);
 }
 
 }  // namespace xfer::perftest

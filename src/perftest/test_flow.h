@@ -5,6 +5,8 @@
 #ifndef XFER_PERFTEST_TEST_FLOW_H_
 #define XFER_PERFTEST_TEST_FLOW_H_
 
+#include <atomic>
+
 #include "bench/bench_params.h"
 #include "bench/observer.h"
 #include "common/socket.h"
@@ -12,12 +14,17 @@
 
 namespace xfer::perftest {
 
-// The client: connects to params.server_host:params.port and runs.
-Status RunVerbsClient(const bench::BenchParams& params, bench::BenchObserver& observer);
+// The client: connects to params.server_host:params.port and runs. Once
+// `stop` is raised the run ends before its next size
+// (bench/interruption.h); the peer sees the connection close, as a stock
+// perftest peer would when its partner is interrupted.
+Status RunVerbsClient(const bench::BenchParams& params, bench::BenchObserver& observer,
+                      const std::atomic<int>& stop);
 
-// The server: accepts one client on `listener` and runs.
+// The server: accepts one client on `listener` and runs. `stop`: as the
+// client's.
 Status RunVerbsServer(const bench::BenchParams& params, Listener& listener,
-                      bench::BenchObserver& observer);
+                      bench::BenchObserver& observer, const std::atomic<int>& stop);
 
 }  // namespace xfer::perftest
 

@@ -77,7 +77,7 @@ Status ConsoleReporter::WriteJson(const std::string& path,
                                   const nlohmann::json& provenance) const {
   // Nothing measured (the run failed before its first row): no file, rather
   // than a document that looks like a run.
-  if (path.empty() || (bw_.empty() && lat_.empty() && lat_duration_.empty())) return Status::Ok();
+  if (path.empty() || !measured()) return Status::Ok();
   nlohmann::json document;
   if (params_.kind == bench::Kind::kBandwidth) {
     document = BwJsonReport(info_, bw_, peer_bw_, ceilings_);

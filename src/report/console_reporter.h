@@ -33,10 +33,13 @@ class ConsoleReporter final : public bench::BenchObserver {
   // Closes the table (the final dashed line) if rows were printed.
   void Finish();
 
+  // Whether any row was measured.
+  bool measured() const { return !bw_.empty() || !lat_.empty() || !lat_duration_.empty(); }
+
   // Writes every row seen to `path`, with `provenance`'s keys (the
-  // command line and host fingerprint, json_report.h) at the top level; a
-  // no-op for an empty path or when no row was measured. Errors: the file
-  // could not be written, naming it.
+  // command line, host fingerprint and outcome, json_report.h) at the top
+  // level; a no-op for an empty path or when no row was measured. Errors:
+  // the file could not be written, naming it.
   Status WriteJson(const std::string& path, const nlohmann::json& provenance = {}) const;
 
  private:

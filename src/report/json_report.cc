@@ -207,6 +207,11 @@ json RunProvenanceJson(std::span<const std::string> command_line,
   return json{{"command_line", command_line}, {"fingerprint", HostFingerprintJson(host)}};
 }
 
+json RunOutcomeJson(const Status& status, int signal) {
+  if (status.ok()) return json{{"outcome", "complete"}, {"error", nullptr}};
+  return json{{"outcome", signal != 0 ? "interrupted" : "failed"}, {"error", status.ToString()}};
+}
+
 Status CheckJsonWritable(const std::string& path) { return PrepareOutput(path).status(); }
 
 Status WriteJsonFile(const std::string& path, const json& document) {

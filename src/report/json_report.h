@@ -38,7 +38,9 @@
 //
 // Bandwidth rows of a run that recorded its path's ceiling add "ceiling"
 // and "efficiency" (BwJsonReport). The CLI adds "command_line" and
-// "fingerprint" at the top level (RunProvenanceJson).
+// "fingerprint" at the top level (RunProvenanceJson), and "outcome" and
+// "error" (RunOutcomeJson), the names xfer matrix uses: a run that failed
+// or was interrupted keeps the sizes it finished, and says so.
 //
 // Unlike perftest, which rewrites the file per report line so that only the
 // last size of an -a sweep survives, "results" holds every size.
@@ -83,6 +85,11 @@ nlohmann::json LatDurationJsonReport(
 // it).
 nlohmann::json RunProvenanceJson(std::span<const std::string> command_line,
                                  const matrix::HostFingerprint& host);
+
+// How the run ended: {"outcome": "complete", "error": null} for an OK
+// `status`; "interrupted" when `signal` (the stop signal's number, 0 for
+// none) ended it; else "failed"; "error" then holds status.ToString().
+nlohmann::json RunOutcomeJson(const Status& status, int signal);
 
 // Whether WriteJsonFile(path, ...) could write (common/output_file.h's
 // PrepareOutput), so that a run can refuse an unwritable --json before it

@@ -64,6 +64,9 @@ std::string RenderMarkdownReport(std::span<const RunDocument> runs) {
     if (!text.empty()) text += "\n";
     text += fmt::format("## {} ({})\n\n", MarkdownEscape(run.name), RunKindName(run.kind));
     if (!run.command_line.empty()) text += fmt::format("Command: {}\n\n", CodeSpan(run.command_line));
+    if (const std::string note = IncompleteNote(run); !note.empty()) {
+      text += fmt::format("**{}**\n\n", MarkdownEscape(note));
+    }
     bool first = true;
     for (const RunTable& table : RunTables(run)) {
       if (!first) text += "\n";

@@ -162,6 +162,20 @@ Result<RunKind> PerftestKind(const Field& test, const std::string& name) {
   return test.Error(fmt::format("'{}' is no bandwidth or latency test", name));
 }
 
+// The optional "outcome" and "error" of `object` (the document's top level,
+// or a matrix's "run").
+Status ReadOutcome(const Field& object, RunDocument& run) {
+  XFER_REPORT_ASSIGN_OR_RETURN(run.outcome, OptionalString(object, "outcome"));
+  if (!run.outcome.empty() && run.outcome != "complete" && run.outcome != "failed" &&
+      run.outcome != "interrupted" && run.outcome != "running") {
+    XFER_REPORT_ASSIGN_OR_RETURN(Field outcome, object.Member("outcome"));
+    return outcome.Error(fmt::format(
+        "'{}' is not complete, failed, interrupted or running", run.outcome));
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(run.error, OptionalString(object, "error"));
+  return Status::Ok();
+}
+
 Status ReadPerftest(const Field& root, RunDocument& run) {
   XFER_REPORT_ASSIGN_OR_RETURN(Field info, root.Member("test_info"));
   XFER_REPORT_ASSIGN_OR_RETURN(Field test, info.Member("test"));
@@ -179,6 +193,7 @@ Status ReadPerftest(const Field& root, RunDocument& run) {
     }
   }
   XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(root));
+  XFER_RETURN_IF_ERROR(ReadOutcome(root, run));
   XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> fingerprint, root.OptionalMember("fingerprint"));
   if (fingerprint && !fingerprint->is_null()) {
     XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*fingerprint, "fingerprint"));
@@ -259,6 +274,7 @@ Status ReadMatrix(const Field& root, RunDocument& run) {
   run.test = "matrix";
   XFER_REPORT_ASSIGN_OR_RETURN(Field meta, root.Member("run"));
   XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(meta));
+  XFER_RETURN_IF_ERROR(ReadOutcome(meta, run));
   XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> hosts, root.OptionalMember("hosts"));
   if (hosts && !hosts->is_null()) {
     XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*hosts, "hosts"));
@@ -302,6 +318,12 @@ Status ReadDocument(const json& document, RunDocument& run) {
 }
 
 }  // namespace
+
+std::string IncompleteNote(const RunDocument& run) {
+  if (run.outcome.empty() || run.outcome == "complete") return "";
+  return fmt::format("Incomplete run ({}){}; only what finished is shown.", run.outcome,
+                     run.error.empty() ? "" : ": " + run.error);
+}
 
 std::string_view RunKindName(RunKind kind) {
   switch (kind) {

@@ -97,6 +97,11 @@ struct RunDocument {
   // As text; a matrix's argv list is joined with blanks, words that need
   // it single-quoted. "" when the document has none.
   std::string command_line;
+  // How the run ended, as the file says: "complete", "failed",
+  // "interrupted" (or a matrix's "running"); "" when the file predates the
+  // field. `error` is why it did not complete.
+  std::string outcome;
+  std::string error;
   // The host fingerprint flattened to ("hosts.initiator.kernel", "6.1.0"),
   // in document order; empty when the document has none.
   std::vector<std::pair<std::string, std::string>> fingerprint;
@@ -109,6 +114,11 @@ struct RunDocument {
   std::vector<std::string> directions;
   std::vector<uint64_t> block_sizes;
 };
+
+// For a run that did not complete: "Incomplete run (interrupted): <error>;
+// only what finished is shown." "" for a complete run or one whose file
+// does not say.
+std::string IncompleteNote(const RunDocument& run);
 
 // "bandwidth test", "latency test", "matrix".
 std::string_view RunKindName(RunKind kind);

@@ -85,9 +85,10 @@ Status CheckWindow(const std::optional<LatDurationResult>& r, std::string_view s
 template <typename Row>
 Status RunAndCheckBothSides(const BenchParams& params, std::optional<Row> LastResult::*row) {
   const launch::BenchRoles roles{
-      [row](const BenchParams& server, Listener& listener, BenchObserver&) {
+      [row](const BenchParams& server, Listener& listener, BenchObserver&,
+            const std::atomic<int>& stop) {
         LastResult result;
-        XFER_RETURN_IF_ERROR(RunServer(server, listener, result));
+        XFER_RETURN_IF_ERROR(RunServer(server, listener, result, stop));
         return CheckWindow(result.*row, "server");
       },
       RunClient};

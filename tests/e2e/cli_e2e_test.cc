@@ -1,12 +1,14 @@
 // `xfer` as a user runs it: real server and client processes over loopback,
 // every transport x test, single size and -a sweeps, bad input and dead peers.
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -518,6 +520,76 @@ TEST(CliE2e, LoopbackListensOnTheGivenPort) {
   const ProcessResult ran = RunXfer(free, 60s);
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
   EXPECT_EQ(Rows(ran.out).size(), 1u) << ran.out;
+}
+
+// Waits until `process` has printed at least `rows` table rows.
+bool WaitForRows(const Process& process, size_t rows, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Rows(process.OutputSoFar()).size() >= rows) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+nlohmann::json ParseFileOrNull(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+// A -a sweep long enough (20000 iterations up to 8 MiB over tcp) that the
+// test acts on it mid-way.
+std::vector<std::string> LongSweep(const std::string& json) {
+  return {"write_bw", "-a", "--transport", "tcp", "-n", "20000", "--json", json};
+}
+
+// Issue 27, defect 4: Ctrl-C (SIGINT to the process group, the forked
+// server included) used to end the run at once with no --json written and
+// an old file left in place. Now the size in progress finishes, the run
+// stops, the finished sizes are written and marked interrupted, and the
+// exit status is 128 + SIGINT.
+TEST(CliE2e, CtrlCEndsASweepBetweenSizesAndWritesTheFinishedOnes) {
+  const std::string json = ::testing::TempDir() + "/interrupted-sweep.json";
+  { std::ofstream(json) << "{\"stale\": true}\n"; }
+  Process run(With(LongSweep(json), {"--loopback"}));
+  ASSERT_TRUE(WaitForRows(run, 3, 60s)) << run.OutputSoFar();
+  ASSERT_EQ(kill(-run.pid(), SIGINT), 0);  // the group: what Ctrl-C does
+  const ProcessResult result = run.Wait(30s);
+  ASSERT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 128 + SIGINT) << result.err;
+  EXPECT_NE(result.err.find("interrupted by SIGINT after "), std::string::npos) << result.err;
+  const size_t printed = Rows(result.out).size();
+  EXPECT_GE(printed, 3u);
+  EXPECT_LT(printed, 23u);
+  const nlohmann::json document = ParseFileOrNull(json);
+  ASSERT_TRUE(document.is_object()) << json;
+  EXPECT_FALSE(document.contains("stale"));
+  EXPECT_EQ(document["outcome"], "interrupted");
+  EXPECT_NE(document["error"].get<std::string>().find("interrupted by SIGINT after "),
+            std::string::npos);
+  EXPECT_EQ(document["results"].size(), printed);
+  std::remove(json.c_str());
+}
+
+// The other half of defect 4: a run whose peer dies keeps its finished
+// sizes and now says that it failed, and why.
+TEST(CliE2e, ARunWhosePeerDiesMarksItsJsonFailed) {
+  const std::string json = ::testing::TempDir() + "/peer-died-sweep.json";
+  const std::string port = std::to_string(FreePort());
+  Process server(With(LongSweep(::testing::TempDir() + "/peer-died-server.json"),
+                      {"-p", port, "--timeout", "3"}));
+  Process client(With(LongSweep(json), {"-p", port, "--timeout", "3", "127.0.0.1"}));
+  ASSERT_TRUE(WaitForRows(client, 3, 60s)) << client.OutputSoFar();
+  server.Kill();
+  const ProcessResult result = client.Wait(30s);
+  ASSERT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const nlohmann::json document = ParseFileOrNull(json);
+  ASSERT_TRUE(document.is_object()) << json;
+  EXPECT_EQ(document["outcome"], "failed");
+  EXPECT_TRUE(document["error"].is_string());
+  EXPECT_GE(document["results"].size(), 3u);
+  std::remove(json.c_str());
 }
 
 }  // namespace

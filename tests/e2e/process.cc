@@ -98,6 +98,8 @@ ProcessResult Process::Wait(std::chrono::milliseconds timeout) {
   return result;
 }
 
+std::string Process::OutputSoFar() const { return Slurp(out_path_); }
+
 ProcessResult RunXfer(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
   Process process(args);
   return process.Wait(timeout);

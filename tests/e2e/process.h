@@ -35,6 +35,8 @@ class Process {
   ProcessResult Wait(std::chrono::milliseconds timeout);
   void Kill();
   pid_t pid() const { return pid_; }
+  // What the process has written to stdout so far.
+  std::string OutputSoFar() const;
 
  private:
   pid_t pid_ = -1;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace {
 
 using bench::BenchParams;
 
-using ClientFn = Status (*)(const BenchParams&, bench::BenchObserver&);
+using ClientFn = Status (*)(const BenchParams&, bench::BenchObserver&, const std::atomic<int>&);
 
 class NoticeRecorder final : public bench::BenchObserver {
  public:

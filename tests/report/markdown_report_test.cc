@@ -30,6 +30,18 @@ TEST(MarkdownReport, BandwidthTable) {
             "| 4 | 2.20 | 2.00 | 62.500000 |\n");
 }
 
+TEST(MarkdownReport, AnIncompleteRunSaysSoAboveItsTable) {
+  nlohmann::json doc = BandwidthJson({{2, 1.0}});
+  doc["outcome"] = "interrupted";
+  doc["error"] = "interrupted by SIGINT after 1 of 23 sizes";
+  const std::vector<RunDocument> runs = {Parse("a.json", doc)};
+  const std::string text = RenderMarkdownReport(runs);
+  EXPECT_NE(text.find("## a.json (bandwidth test)\n\n**Incomplete run (interrupted): interrupted "
+                      "by SIGINT after 1 of 23 sizes; only what finished is shown.**\n\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(MarkdownReport, MatrixInTheSeedLayout) {
   const std::vector<RunDocument> runs = {Parse(
       "m.json", MatrixJson({{"shm", "H2rH", 16384, {1, 2, 3}}, {"tcp|x", "H2rH", 16384, {}}}))};

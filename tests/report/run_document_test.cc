@@ -231,6 +231,47 @@ TEST(RunDocument, AnInterruptedMatrixsNotRunCellsAreRead) {
             "bogus.json: cells[0].status: 'pending' is not ok, unsupported, failed or not run");
 }
 
+// Issue 27, defect 4: a perftest document says how its run ended, and a
+// report says when only part of it finished.
+TEST(RunDocument, ReadsHowTheRunEnded) {
+  json document = json::parse(ReadTestData("write_bw.json"));
+  auto unsaid = ParseRunDocument("old.json", document.dump());
+  ASSERT_TRUE(unsaid.ok()) << unsaid.status().message();
+  EXPECT_EQ(unsaid->outcome, "");  // this file predates the field
+  EXPECT_EQ(IncompleteNote(*unsaid), "");
+
+  document["outcome"] = "interrupted";
+  document["error"] = "interrupted by SIGINT after 3 of 23 sizes";
+  auto interrupted = ParseRunDocument("cut.json", document.dump());
+  ASSERT_TRUE(interrupted.ok()) << interrupted.status().message();
+  EXPECT_EQ(interrupted->outcome, "interrupted");
+  EXPECT_EQ(IncompleteNote(*interrupted),
+            "Incomplete run (interrupted): interrupted by SIGINT after 3 of 23 sizes; only what "
+            "finished is shown.");
+
+  document["outcome"] = "complete";
+  document["error"] = nullptr;
+  auto complete = ParseRunDocument("whole.json", document.dump());
+  ASSERT_TRUE(complete.ok()) << complete.status().message();
+  EXPECT_EQ(IncompleteNote(*complete), "");
+
+  document["outcome"] = "partly";
+  auto refused = ParseRunDocument("bogus.json", document.dump());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "bogus.json: outcome: 'partly' is not complete, failed, interrupted or running");
+  document["outcome"] = 3;
+  EXPECT_FALSE(ParseRunDocument("typed.json", document.dump()).ok());
+
+  json matrix = json::parse(ReadTestData("matrix.json"));
+  matrix["run"]["outcome"] = "failed";
+  matrix["run"]["error"] = "target lost";
+  auto failed = ParseRunDocument("m.json", matrix.dump());
+  ASSERT_TRUE(failed.ok()) << failed.status().message();
+  EXPECT_EQ(IncompleteNote(*failed),
+            "Incomplete run (failed): target lost; only what finished is shown.");
+}
+
 TEST(RunDocument, ForeignAndMalformedDocumentsAreRefused) {
   const std::pair<const char*, const char*> cases[] = {
       {"[1, 2, 3]", "b.json: expected a JSON object at the top, got array"},

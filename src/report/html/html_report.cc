@@ -87,6 +87,9 @@ std::string RunSection(const RunDocument& run) {
   out += run.command_line.empty()
              ? "<p class=\"command-line\">No command line in this file.</p>\n"
              : fmt::format("<pre class=\"command-line\">{}</pre>\n", HtmlEscape(run.command_line));
+  if (const std::string note = IncompleteNote(run); !note.empty()) {
+    out += fmt::format("<p class=\"incomplete\"><strong>{}</strong></p>\n", HtmlEscape(note));
+  }
   out += Fingerprint(run);
   for (const RunTable& table : RunTables(run)) out += Table(table);
   return out + "</section>\n";

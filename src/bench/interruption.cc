@@ -1,0 +1,18 @@
+#include "bench/interruption.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace xfer::bench {
+
+Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total) {
+  const int signal = stop.load(std::memory_order_acquire);
+  if (signal == 0) return Status::Ok();
+  const char* name = sigabbrev_np(signal);
+  return Status(StatusCode::kFailedPrecondition,
+                fmt::format("interrupted by SIG{} after {} of {} size{}",
+                            name != nullptr ? name : "?", done, total, total == 1 ? "" : "s"));
+}
+
+}  // namespace xfer::bench

@@ -1,0 +1,31 @@
+// How a perftest-style run stops when the user interrupts it: between two
+// message sizes, never inside one, so that every size it reports was
+// measured whole and both sides leave their loops at the same point. The
+// flag is common/stop_signal.h's (the signal number, 0 while running);
+// bench code reads it and never depends on how it was set.
+#ifndef XFER_BENCH_INTERRUPTION_H_
+#define XFER_BENCH_INTERRUPTION_H_
+
+#include <atomic>
+#include <cstddef>
+
+#include "xfer/status.h"
+
+namespace xfer::bench {
+
+// A flag that is never raised: for a side that cannot be interrupted on
+// its own (the --loopback child, which ignores the signals and learns of
+// an interrupt from its peer's Abort).
+inline const std::atomic<int>& NeverStopped() {
+  static const std::atomic<int> never{0};
+  return never;
+}
+
+// OK while `stop` is 0. Once it holds a signal number: kFailedPrecondition
+// "interrupted by SIGINT after 11 of 23 sizes", `done` being the sizes
+// finished so far out of `total`.
+Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total);
+
+}  // namespace xfer::bench
+
+#endif  // XFER_BENCH_INTERRUPTION_H_
