@@ -262,20 +262,29 @@ class XFER_API Engine {
   // Two-sided: sends [data, data+length) to the peer, where it fills the
   // oldest posted receive. `data` must lie in registered memory. Completes
   // once the bytes have left `data` (it may then be reused), which is before
-  // the peer has them: a message longer than the peer's receive fails that
-  // receive, on the peer's side, not this send. Errors: kNotFound,
-  // kInvalidArgument (zero length, request in flight), kOutOfRange (data not
-  // registered), kNotSupported (CUDA device memory: no transport sends or
-  // receives it yet), kResourceExhausted (queues full: retry),
-  // kConnectionLost.
+  // the peer has them: the sender is not told what the receiver did with
+  // the message (see PostRecv for one longer than the receive). Errors:
+  // kNotFound, kInvalidArgument (zero length, request in flight),
+  // kOutOfRange (data not registered), kNotSupported (CUDA device memory:
+  // no transport sends or receives it yet), kResourceExhausted (queues
+  // full: retry), kConnectionLost.
   virtual Status PostSend(PeerId peer, const void* data, size_t length,
                           TransferRequest& request, uint32_t stream = 0) = 0;
 
   // Two-sided: posts a buffer for the peer's next send. Receives are filled
-  // in posting order. request.bytes() gives the received length. A message
-  // longer than `capacity` fails the receive with kInvalidArgument and is
-  // dropped. Errors: kNotFound, kInvalidArgument, kOutOfRange, kNotSupported
-  // (device memory, as PostSend's).
+  // in posting order. request.bytes() gives the received length.
+  //
+  // A message longer than `capacity` is dropped, on every transport alike:
+  // this receive completes with kInvalidArgument "<transport>: a 4096-byte
+  // message does not fit the posted 16-byte receive; dropped" (both lengths,
+  // so the receiver learns what it missed), bytes() 0, and nothing written
+  // to `buffer`; the next message fills the next receive; the connection
+  // stays up; and the sender's request completes OK, as PostSend's contract
+  // says. (Over verbs the transport receives into its own slots, so the
+  // NIC's local length error and the queue pair's failure never happen.) A
+  // protocol whose sender must know posts receives as large as its largest
+  // message. Errors: kNotFound, kInvalidArgument, kOutOfRange,
+  // kNotSupported (device memory, as PostSend's).
   virtual Status PostRecv(PeerId peer, void* buffer, size_t capacity,
                           TransferRequest& request) = 0;
 };

@@ -469,13 +469,15 @@ void BindEngine(py::module_& module) {
            py::arg("capacity"),
            "Two-sided: posts `capacity` bytes at `address` (in a local region) for the\n"
            "peer's next send; receives fill in posting order. Request.bytes is the\n"
-           "received length; a longer message fails the receive with\n"
-           "INVALID_ARGUMENT.")
+           "received length. A longer message is dropped: the receive fails with\n"
+           "INVALID_ARGUMENT naming both lengths, nothing is written, the next message\n"
+           "fills the next receive, and the sender is not told (its send succeeds).")
       .def("send", &PythonEngine::Send, py::arg("peer"), py::arg("address"), py::arg("length"),
            py::arg("timeout") = 10.0,
            "post_send() and wait up to `timeout` seconds (float); returns the bytes\n"
-           "sent (int). On TIMEOUT the peer is disconnected, as write() does. GIL\n"
-           "released.")
+           "sent (int): they left this process, which says nothing of whether the\n"
+           "peer's receive could hold them (see post_recv). On TIMEOUT the peer is\n"
+           "disconnected, as write() does. GIL released.")
       .def("recv", &PythonEngine::Recv, py::arg("peer"), py::arg("address"), py::arg("capacity"),
            py::arg("timeout") = 10.0,
            "post_recv() and wait up to `timeout` seconds (float); returns the received\n"

@@ -169,7 +169,10 @@ class Endpoint {
   // Two-sided: posts a buffer for the peer's next message; receives fill
   // in posting order. Completes with request.bytes() = the message's
   // length; a message longer than `capacity` fails this receive with
-  // kInvalidArgument and is dropped. Errors: kConnectionLost.
+  // kInvalidArgument "<transport>: a N-byte message does not fit the posted
+  // M-byte receive; dropped", writes nothing to `buffer`, and leaves the
+  // connection and the sender's request unharmed (xfer/engine.h, PostRecv).
+  // Errors: kConnectionLost.
   virtual Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
     (void)buffer, (void)capacity, (void)request;
     return NotSupported("this transport has no send/recv");

@@ -103,6 +103,28 @@ def test_send_and_recv_in_both_directions(connected):
         assert view[:777].tobytes() == pattern(4, SIZE)[:777]
 
 
+def test_a_message_longer_than_the_receive_fails_the_receive_not_the_send(connected):
+    # Issue 27, defect 16: the sender's send completes (its bytes left); the
+    # receiver learns that the message was dropped, and how long it was.
+    engine, peer, peer_process, remote = connected
+    local = engine.allocate(SIZE)
+    with memoryview(local) as view:
+        view[:] = bytes([0x5A]) * SIZE
+    small = engine.post_recv(peer, local.address, 16)
+    following = engine.post_recv(peer, local.address + 4096, 4096)
+    assert peer_process.call(cmd="send", region="engine", length=4096) == {"bytes": 4096}
+    assert peer_process.call(cmd="send", region="engine", length=100) == {"bytes": 100}
+    with raises_status(StatusCode.INVALID_ARGUMENT) as raised:
+        small.wait(timeout=5.0)
+    transport = engine.peer_info(peer).transport
+    assert str(raised.value).endswith(
+        transport + ": a 4096-byte message does not fit the posted 16-byte receive; dropped")
+    assert small.bytes == 0
+    with memoryview(local) as view:
+        assert view[:16].tobytes() == bytes([0x5A]) * 16
+    assert following.wait(timeout=5.0) == 100
+
+
 def test_request_wait_releases_the_gil(connected):
     # The receive is waited for on a thread while this thread (holding the
     # GIL only when Python runs) drives the peer; a wait holding the GIL

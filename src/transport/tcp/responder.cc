@@ -188,8 +188,8 @@ Status Responder::ServeSend(Incoming& in, const FrameHeader& header) {
   }
   if (header.length > recv->capacity) {
     RequestAccess::Complete(*recv->request,
-                            InvalidArgument(fmt::format("received message of {} bytes exceeds the "
-                                                        "{}-byte receive buffer; dropped",
+                            InvalidArgument(fmt::format("tcp: a {}-byte message does not fit the "
+                                                        "posted {}-byte receive; dropped",
                                                         header.length, recv->capacity)),
                             0);
     return in.reader.ReadPayload(nullptr, header.length, timeout);

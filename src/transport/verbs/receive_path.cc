@@ -70,9 +70,9 @@ void ReceivePath::StartMessageLocked(Stream& stream, const Piece& piece) {
   if (piece.total > stream.target.capacity) {
     RequestAccess::Complete(
         *stream.target.request,
-        InvalidArgument(fmt::format(
-            "received message of {} bytes exceeds the {}-byte receive buffer; dropped",
-            piece.total, stream.target.capacity)),
+        InvalidArgument(
+            fmt::format("verbs: a {}-byte message does not fit the posted {}-byte receive; dropped",
+                        piece.total, stream.target.capacity)),
         0);
     stream.target.request = nullptr;  // the rest of it is dropped
   }
