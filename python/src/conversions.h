@@ -8,11 +8,33 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "xfer/transfer.h"
 
 namespace xfer::python {
+
+// The Python type's name, for messages ("str", "float", "numpy.int64").
+const char* PythonTypeName(pybind11::handle value);
+
+// Checked conversions of one argument, `what` naming it in messages
+// ("peer", "entries[3][2] (length)"):
+// - an int (or anything with __index__, such as numpy integers; not bool)
+//   in [0, max]: TypeError "<what> must be an int, not str", ValueError
+//   "<what> must be in [0, 255], got -1";
+// - a number, int or float (not bool): TypeError otherwise;
+// - a str: TypeError otherwise;
+// - bytes or bytearray, not str (the bytes must not depend on an implicit
+//   encoding): TypeError otherwise.
+uint64_t UnsignedFromPython(pybind11::handle value, const std::string& what, uint64_t max);
+double NumberFromPython(pybind11::handle value, const std::string& what);
+std::string TextFromPython(pybind11::handle value, const std::string& what);
+std::string BytesFromPython(pybind11::handle value, const std::string& what);
+
+// Raises TypeError "<function>() got an unexpected keyword argument 'x'"
+// (Python's own wording) when `extra` holds any keyword.
+void RefuseUnexpectedKeywords(const char* function, const pybind11::kwargs& extra);
 
 // The longest timeout accepted, about 31 years: far below what would
 // overflow a steady_clock deadline in nanoseconds.

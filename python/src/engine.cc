@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.h"
 #include "conversions.h"
 #include "errors.h"
 #include "gil.h"
@@ -198,7 +199,8 @@ void PythonEngine::Deregister(const Region& region) {
   ThrowIfError(status);
 }
 
-void PythonEngine::Transfer(PeerId peer, OpCode op, py::iterable entries, double timeout_seconds) {
+void PythonEngine::Transfer(PeerId peer, OpCode op, const py::iterable& entries,
+                            double timeout_seconds) {
   auto core = Open();
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
   const std::vector<TransferEntry> batch = EntriesFromPython(entries);
@@ -208,7 +210,8 @@ void PythonEngine::Transfer(PeerId peer, OpCode op, py::iterable entries, double
   ThrowIfError(status);
 }
 
-Request PythonEngine::Submit(PeerId peer, OpCode op, py::iterable entries, uint32_t stream) {
+Request PythonEngine::Submit(PeerId peer, OpCode op, const py::iterable& entries,
+                             uint32_t stream) {
   auto core = Open();
   const std::vector<TransferEntry> batch = EntriesFromPython(entries);
   auto operation = core->BeginOperation(batch);
@@ -284,6 +287,22 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   return options;
 }
 
+// write(), read(), write_async(), read_async(): transfer() and submit()
+// with the OpCode fixed.
+void WriteBatch(PythonEngine& engine, PeerId peer, const py::iterable& entries, double timeout) {
+  engine.Transfer(peer, OpCode::kWrite, entries, timeout);
+}
+void ReadBatch(PythonEngine& engine, PeerId peer, const py::iterable& entries, double timeout) {
+  engine.Transfer(peer, OpCode::kRead, entries, timeout);
+}
+Request WriteAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries,
+                   uint32_t stream) {
+  return engine.Submit(peer, OpCode::kWrite, entries, stream);
+}
+Request ReadAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries, uint32_t stream) {
+  return engine.Submit(peer, OpCode::kRead, entries, stream);
+}
+
 constexpr const char* kEngineDoc =
     R"(A libxfer engine: memory registration, peer connections and one-sided
 transfers over shm, tcp or RDMA verbs.
@@ -313,9 +332,9 @@ Errors raise xfer.Error (INVALID_ARGUMENT for a bad listen address, an
 unknown transport or a zero timeout; IO_ERROR when binding fails);
 ValueError for a negative or non-finite timeout or a port outside [1, 255].
 
-Addresses and lengths are ints. As arguments of their own, a negative or
-non-integer one raises TypeError (pybind11's conversion); inside a batch of
-entries, a non-integer raises TypeError and a negative one ValueError.
+Arguments of the wrong type raise TypeError, and ints out of range (a
+negative length, a peer id of 2**64) ValueError, each naming the parameter;
+inside a batch of entries likewise, naming the entry and field.
 Regions registered before a peer connects are the ones it sees. Blocking
 calls release the GIL. Use as a context manager to close it.)";
 
@@ -324,13 +343,20 @@ calls release the GIL. Use as a context manager to close it.)";
 void BindEngine(py::module_& module) {
   const auto read_write = Access::kRemoteReadWrite;
   py::class_<PythonEngine>(module, "Engine", py::is_final(), kEngineDoc)
-      .def(py::init([](const std::string& name, const std::string& listen,
-                       const std::optional<std::vector<std::string>>& transports,
-                       double connect_timeout, double io_timeout, const std::string& verbs_device,
-                       int verbs_port, const py::bytes& secret) {
-             return std::make_unique<PythonEngine>(
-                 OptionsFromPython(name, listen, transports, connect_timeout, io_timeout,
-                                   verbs_device, verbs_port, std::string(secret)));
+      .def(py::init([](Arg<std::string, "name"> name, Arg<std::string, "listen"> listen,
+                       Arg<std::optional<std::vector<std::string>>, "transports"> transports,
+                       Arg<double, "connect_timeout"> connect_timeout,
+                       Arg<double, "io_timeout"> io_timeout,
+                       Arg<std::string, "verbs_device"> verbs_device,
+                       Arg<int, "verbs_port"> verbs_port, Arg<Bytes, "secret"> secret,
+                       const py::kwargs& extra) {
+             RefuseUnexpectedKeywords("Engine", extra);
+             // Converted in order, before anything is created.
+             EngineOptions options =
+                 OptionsFromPython(name.get(), listen.get(), transports.get(),
+                                   connect_timeout.get(), io_timeout.get(), verbs_device.get(),
+                                   verbs_port.get(), secret.get().data);
+             return std::make_unique<PythonEngine>(options);
            }),
            py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
            py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
@@ -340,21 +366,22 @@ void BindEngine(py::module_& module) {
                              "The bound 'host:port' (the real port when listen asked for port 0), "
                              "or '' when not listening.")
       .def_property_readonly("closed", &PythonEngine::closed, "True once close() succeeded.")
-      .def("connect", &PythonEngine::Connect, py::arg("address"), py::arg("transport") = "",
+      .def("connect",
+           Checked<"connect", "address", "transport", "streams">::Method(&PythonEngine::Connect), py::arg("address"), py::arg("transport") = "",
            py::arg("streams") = 1,
            "Connects to the engine listening at `address` ('host:port') and exchanges\n"
            "region tables; returns the peer id (int). `transport` forces one by name\n"
            "('' lets the engine choose: shm on one host, else verbs, else tcp);\n"
            "`streams` (1..64) independent streams. Bounded by connect_timeout; GIL\n"
            "released.")
-      .def("wait_for_peer", &PythonEngine::WaitForPeer, py::arg("timeout") = 10.0,
+      .def("wait_for_peer", Checked<"wait_for_peer", "timeout">::Method(&PythonEngine::WaitForPeer), py::arg("timeout") = 10.0,
            "Waits up to `timeout` seconds (float) for the next peer to connect; returns\n"
            "its peer id (int). xfer.Error TIMEOUT when none came, NOT_SUPPORTED when not\n"
            "listening. GIL released.")
-      .def("disconnect", &PythonEngine::Disconnect, py::arg("peer"),
+      .def("disconnect", Checked<"disconnect", "peer">::Method(&PythonEngine::Disconnect), py::arg("peer"),
            "Closes the connection; its in-flight requests finish with CONNECTION_LOST.\n"
            "xfer.Error NOT_FOUND for an unknown peer. GIL released.")
-      .def("peer_info", &PythonEngine::GetPeerInfo, py::arg("peer"),
+      .def("peer_info", Checked<"peer_info", "peer">::Method(&PythonEngine::GetPeerInfo), py::arg("peer"),
            "What the engine knows of a connected peer (PeerInfo), including the regions\n"
            "it registered before connecting. xfer.Error NOT_FOUND for an unknown peer.")
       .def("close", &PythonEngine::Close,
@@ -374,7 +401,7 @@ void BindEngine(py::module_& module) {
             return false;
           },
           "close(); exceptions from the block propagate.")
-      .def("register", &PythonEngine::Register, py::arg("obj"), py::arg("access") = read_write,
+      .def("register", Checked<"register", "obj", "access">::Method(&PythonEngine::Register), py::arg("obj"), py::arg("access") = read_write,
            "Registers the memory of `obj`, zero-copy. `obj` must export a writable,\n"
            "C-contiguous buffer (bytearray, writable memoryview, numpy array, ...):\n"
            "a read-only or non-contiguous one raises xfer.Error INVALID_ARGUMENT, an\n"
@@ -384,7 +411,9 @@ void BindEngine(py::module_& module) {
            "peer may do (Access). Returns the Region; its memory is also viewable\n"
            "through memoryview(region). xfer.Error INVALID_ARGUMENT for an empty\n"
            "buffer or one overlapping a registered region.")
-      .def("register_device", &PythonEngine::RegisterDevice, py::arg("address"), py::arg("length"),
+      .def("register_device",
+           Checked<"register_device", "address", "length", "access">::Method(
+               &PythonEngine::RegisterDevice), py::arg("address"), py::arg("length"),
            py::arg("access") = read_write,
            "Registers caller-owned CUDA device memory [address, address + length)\n"
            "(cudaMalloc or the VMM API: e.g. tensor.data_ptr(), cupy_array.data.ptr),\n"
@@ -394,7 +423,9 @@ void BindEngine(py::module_& module) {
            "address on a host without a usable CUDA driver - raises xfer.Error\n"
            "INVALID_ARGUMENT and registers nothing, as do a null address, zero length\n"
            "and CUDA managed memory. GIL released.")
-      .def("allocate", &PythonEngine::Allocate, py::arg("length"),
+      .def("allocate",
+           Checked<"allocate", "length", "kind", "access", "device">::Method(
+               &PythonEngine::Allocate), py::arg("length"),
            py::arg("kind") = MemoryKind::kHost, py::arg("access") = read_write,
            py::arg("device") = 0,
            "Allocates `length` bytes owned by the engine, zero-filled and page-aligned,\n"
@@ -405,7 +436,7 @@ void BindEngine(py::module_& module) {
            "device), RESOURCE_EXHAUSTED, and for CUDA FAILED_PRECONDITION (no usable\n"
            "driver or GPU: the message says why) or NOT_SUPPORTED (no CUDA in this\n"
            "build). GIL released.")
-      .def("deregister", &PythonEngine::Deregister, py::arg("region"),
+      .def("deregister", Checked<"deregister", "region">::Method(&PythonEngine::Deregister), py::arg("region"),
            "Removes `region` and revokes it from every peer; engine memory is freed, a\n"
            "registered object's buffer released. Refused with xfer.Error\n"
            "FAILED_PRECONDITION, changing nothing, while buffer views of it live or an\n"
@@ -415,9 +446,7 @@ void BindEngine(py::module_& module) {
            "region is gone but a registered object's buffer stays held until close().")
       .def(
           "write",
-          [](PythonEngine& engine, PeerId peer, py::iterable entries, double timeout) {
-            engine.Transfer(peer, OpCode::kWrite, entries, timeout);
-          },
+          Checked<"write", "peer", "entries", "timeout">::Free(&WriteBatch),
           py::arg("peer"), py::arg("entries"), py::arg("timeout") = 10.0,
           "Synchronous WRITE of a batch: `entries` is an iterable of\n"
           "(local_address, remote_address, length) int tuples, local_address inside a\n"
@@ -431,19 +460,16 @@ void BindEngine(py::module_& module) {
           "released.")
       .def(
           "read",
-          [](PythonEngine& engine, PeerId peer, py::iterable entries, double timeout) {
-            engine.Transfer(peer, OpCode::kRead, entries, timeout);
-          },
+          Checked<"read", "peer", "entries", "timeout">::Free(&ReadBatch),
           py::arg("peer"), py::arg("entries"), py::arg("timeout") = 10.0,
           "Synchronous READ of a batch of (local_address, remote_address, length)\n"
           "tuples: the remote ranges must grant REMOTE_READ. Otherwise as write().")
-      .def("transfer", &PythonEngine::Transfer, py::arg("peer"), py::arg("op"), py::arg("entries"),
+      .def("transfer",
+           Checked<"transfer", "peer", "op", "entries", "timeout">::Method(&PythonEngine::Transfer), py::arg("peer"), py::arg("op"), py::arg("entries"),
            py::arg("timeout") = 10.0, "write() or read() by OpCode (Engine::Transfer).")
       .def(
           "write_async",
-          [](PythonEngine& engine, PeerId peer, py::iterable entries, uint32_t stream) {
-            return engine.Submit(peer, OpCode::kWrite, entries, stream);
-          },
+          Checked<"write_async", "peer", "entries", "stream">::Free(&WriteAsync),
           py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
           "Starts a WRITE batch (entries as for write()) on `stream` (modulo the\n"
           "connection's streams) and returns its Request. Validation errors raise\n"
@@ -451,34 +477,38 @@ void BindEngine(py::module_& module) {
           "Request's.")
       .def(
           "read_async",
-          [](PythonEngine& engine, PeerId peer, py::iterable entries, uint32_t stream) {
-            return engine.Submit(peer, OpCode::kRead, entries, stream);
-          },
+          Checked<"read_async", "peer", "entries", "stream">::Free(&ReadAsync),
           py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
           "Starts a READ batch; as write_async().")
-      .def("submit", &PythonEngine::Submit, py::arg("peer"), py::arg("op"), py::arg("entries"),
+      .def("submit",
+           Checked<"submit", "peer", "op", "entries", "stream">::Method(&PythonEngine::Submit), py::arg("peer"), py::arg("op"), py::arg("entries"),
            py::arg("stream") = 0, "write_async() or read_async() by OpCode (Engine::Submit).")
-      .def("post_send", &PythonEngine::PostSend, py::arg("peer"), py::arg("address"),
+      .def("post_send",
+           Checked<"post_send", "peer", "address", "length", "stream">::Method(
+               &PythonEngine::PostSend), py::arg("peer"), py::arg("address"),
            py::arg("length"), py::arg("stream") = 0,
            "Two-sided: sends `length` bytes at `address` (in a local region) to the\n"
            "peer's oldest posted receive. The Request completes once the bytes have\n"
            "left (the memory may then be reused), before the peer has them.\n"
            "xfer.Error OUT_OF_RANGE (not registered), INVALID_ARGUMENT (zero length),\n"
            "NOT_SUPPORTED (CUDA memory).")
-      .def("post_recv", &PythonEngine::PostRecv, py::arg("peer"), py::arg("address"),
+      .def("post_recv",
+           Checked<"post_recv", "peer", "address", "capacity">::Method(&PythonEngine::PostRecv), py::arg("peer"), py::arg("address"),
            py::arg("capacity"),
            "Two-sided: posts `capacity` bytes at `address` (in a local region) for the\n"
            "peer's next send; receives fill in posting order. Request.bytes is the\n"
            "received length. A longer message is dropped: the receive fails with\n"
            "INVALID_ARGUMENT naming both lengths, nothing is written, the next message\n"
            "fills the next receive, and the sender is not told (its send succeeds).")
-      .def("send", &PythonEngine::Send, py::arg("peer"), py::arg("address"), py::arg("length"),
+      .def("send",
+           Checked<"send", "peer", "address", "length", "timeout">::Method(&PythonEngine::Send), py::arg("peer"), py::arg("address"), py::arg("length"),
            py::arg("timeout") = 10.0,
            "post_send() and wait up to `timeout` seconds (float); returns the bytes\n"
            "sent (int): they left this process, which says nothing of whether the\n"
            "peer's receive could hold them (see post_recv). On TIMEOUT the peer is\n"
            "disconnected, as write() does. GIL released.")
-      .def("recv", &PythonEngine::Recv, py::arg("peer"), py::arg("address"), py::arg("capacity"),
+      .def("recv",
+           Checked<"recv", "peer", "address", "capacity", "timeout">::Method(&PythonEngine::Recv), py::arg("peer"), py::arg("address"), py::arg("capacity"),
            py::arg("timeout") = 10.0,
            "post_recv() and wait up to `timeout` seconds (float); returns the received\n"
            "length in bytes (int). On TIMEOUT the peer is disconnected: a posted\n"

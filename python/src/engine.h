@@ -46,8 +46,9 @@ class PythonEngine {
   Region Allocate(uint64_t length, MemoryKind kind, Access access, int device);
   void Deregister(const Region& region);
 
-  void Transfer(PeerId peer, OpCode op, pybind11::iterable entries, double timeout_seconds);
-  Request Submit(PeerId peer, OpCode op, pybind11::iterable entries, uint32_t stream);
+  void Transfer(PeerId peer, OpCode op, const pybind11::iterable& entries,
+                double timeout_seconds);
+  Request Submit(PeerId peer, OpCode op, const pybind11::iterable& entries, uint32_t stream);
   Request PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream);
   Request PostRecv(PeerId peer, uint64_t address, uint64_t capacity);
   size_t Send(PeerId peer, uint64_t address, uint64_t length, double timeout_seconds);

@@ -40,6 +40,51 @@ def test_engine_options_python_refuses(options, exception):
         xfer.Engine(**options)
 
 
+# Issue 27, defect 15: wrong arguments used to raise pybind11's dump of the
+# whole signature; each now names the parameter and what it takes.
+@pytest.mark.parametrize("call, exception, message", [
+    (lambda: xfer.Engine(bogus=1), TypeError,
+     "Engine() got an unexpected keyword argument 'bogus'"),
+    (lambda: xfer.Engine(secret="abc"), TypeError,
+     "secret must be bytes, not str: encode the text first (for example 'abc'.encode())"),
+    (lambda: xfer.Engine(io_timeout="5"), TypeError,
+     "io_timeout must be a number (int or float), not str"),
+    (lambda: xfer.Engine(transports="tcp"), TypeError,
+     "transports must be Optional[List[str]], not str"),
+])
+def test_wrong_engine_arguments_name_the_parameter(call, exception, message):
+    with pytest.raises(exception) as raised:
+        call()
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("method, args, kwargs, exception, message", [
+    ("write", (-1, [(0, 0, 1)]), {}, ValueError, "peer must be in [0, 2**64), got -1"),
+    ("write", ("peer", [(0, 0, 1)]), {}, TypeError, "peer must be an int, not str"),
+    ("write", (True, [(0, 0, 1)]), {}, TypeError, "peer must be an int, not bool"),
+    ("read", (2**64, [(0, 0, 1)]), {}, ValueError,
+     "peer must be in [0, 2**64), got 18446744073709551616"),
+    ("write", (0, 5), {}, TypeError,
+     "entries must be an iterable of (local_address, remote_address, length) tuples, not int"),
+    ("write", (0, [(0, 0, 1)]), {"timout": 3}, TypeError,
+     "write() got an unexpected keyword argument 'timout'"),
+    ("send", (0, 0, -4), {}, ValueError, "length must be in [0, 2**64), got -4"),
+    ("recv", (0, 0, 16), {"timeout": None}, TypeError,
+     "timeout must be a number (int or float), not NoneType"),
+    ("connect", (5,), {}, TypeError, "address must be a str, not int"),
+    ("allocate", (4096,), {"kind": "HOST"}, TypeError, "kind must be xfer.MemoryKind, not str"),
+    ("submit", (0, "write", []), {}, TypeError, "op must be xfer.OpCode, not str"),
+    ("deregister", (5,), {}, TypeError, "region must be xfer.Region, not int"),
+    ("write_async", (0, [(1, 2, 3)]), {"stream": -1}, ValueError,
+     "stream must be in [0, 4294967295], got -1"),
+])
+def test_wrong_method_arguments_name_the_parameter(method, args, kwargs, exception, message):
+    with xfer.Engine(listen="") as engine:
+        with pytest.raises(exception) as raised:
+            getattr(engine, method)(*args, **kwargs)
+        assert str(raised.value) == message
+
+
 def test_listen_port_zero_binds_a_real_port_and_empty_listens_nowhere():
     with xfer.Engine() as listening, xfer.Engine(listen="") as silent:
         host, port = listening.listen_address.rsplit(":", 1)
@@ -122,7 +167,7 @@ def test_connect_refuses_a_stream_count_outside_1_to_64():
             with raises_status(StatusCode.INVALID_ARGUMENT) as raised:
                 initiator.connect(target.listen_address, streams=streams)
             assert "streams" in raised.value.message
-        with pytest.raises(TypeError):
+        with pytest.raises(ValueError, match=r"^streams must be in \[0, 4294967295\], got -1$"):
             initiator.connect(target.listen_address, streams=-1)
 
 
