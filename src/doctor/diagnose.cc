@@ -52,10 +52,9 @@ Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOpt
       for (const std::string& device : devices) add(device, options.port);
     }
   }
-  const bool judges_non_verbs = std::any_of(runs.begin(), runs.end(), [](const auto& r) { return !IsVerbs(r); });
-  if (keys.empty() && !judges_non_verbs) {
-    return NotFound(fmt::format("no RDMA device or port under {}{}", where,
-                                options.port ? fmt::format(" with port {}", *options.port) : ""));
+  if (keys.empty() && !devices.empty() && options.port) {
+    return NotFound(fmt::format("no RDMA device under {} has a port {} (have: {})", where, *options.port,
+                                fmt::join(devices, ", ")));
   }
   return keys;
 }
@@ -79,6 +78,16 @@ Verdict JudgeOne(const SysfsReader& sysfs, const DoctorOptions& options, const R
   ceiling_options.run_mtu_bytes = run.mtu_bytes;
   ceiling_options.unreliable_datagram = run.unreliable_datagram;
   return JudgeRun(run, ComputeCeiling(ReadPath(sysfs, device, port), ceiling_options));
+}
+
+// The verdict of a host with no RDMA port and no run that needs none.
+Verdict NoRdmaPortVerdict(const SysfsReader& sysfs) {
+  Verdict verdict;
+  verdict.line = fmt::format(
+      "no RDMA port under {}: nothing here runs over verbs; tcp and shm do (xfer write_bw --loopback "
+      "--transport tcp), and xfer doctor --run FILE judges their runs",
+      (sysfs.root() / "sys/class/infiniband").string());
+  return verdict;
 }
 
 }  // namespace
@@ -106,9 +115,11 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
     diagnosis.ceiling = ComputeCeiling(diagnosis.path);
     report.ports.push_back(std::move(diagnosis));
   }
+  report.inventory = ReadHostInventory(sysfs);
   report.host = ReadHostTuning(sysfs);
   report.host_warnings = HostWarnings(report.host);
   for (const RunMeasurement& run : runs) report.verdicts.push_back(JudgeOne(sysfs, options, run));
+  if (report.ports.empty() && runs.empty()) report.verdicts.push_back(NoRdmaPortVerdict(sysfs));
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor/ceiling.h"
+#include "doctor/host_inventory.h"
 #include "doctor/host_tuning.h"
 #include "doctor/path_reading.h"
 #include "doctor/run_file.h"
@@ -32,16 +33,19 @@ struct PortDiagnosis {
 
 struct DoctorReport {
   std::string sysfs_root;
-  std::vector<PortDiagnosis> ports;
+  std::vector<PortDiagnosis> ports;  // empty on a host without an RDMA port
+  HostInventory inventory;
   HostTuning host;
   std::vector<std::string> host_warnings;
   std::vector<Verdict> verdicts;
 };
 
-// Reads everything `options` asks about and judges the run, if any.
-// Errors: kInvalidArgument for a bad --run file (naming it); kNotFound when
-// -d names no device under the root, or when there is neither a device nor
-// a non-verbs run to judge (the message says where it looked).
+// Reads everything `options` asks about and judges the run, if any. A host
+// without an RDMA port is a finding, not an error: the report holds its
+// host section and the verdict "no RDMA port under ...". Errors:
+// kInvalidArgument for a bad --run file (naming it) or a --sysfs-root that
+// is no folder; kNotFound when -d names no device under the root, or -i a
+// port none of its RDMA devices has (the message says where it looked).
 Result<DoctorReport> Diagnose(const DoctorOptions& options);
 
 // Ends with a newline.

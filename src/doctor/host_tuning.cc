@@ -4,25 +4,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 namespace xfer::doctor {
 namespace {
 
-// "Hugepagesize:    2048 kB" from meminfo; the file is read whole because
-// ReadText keeps only its first line.
+// "Hugepagesize:    2048 kB" from meminfo.
 Reading<int64_t> ReadMeminfoHugepageSize(const SysfsReader& sysfs) {
-  std::ifstream in(sysfs.root() / "proc/meminfo");
-  if (!in) return Reading<int64_t>::Unknown("/proc/meminfo is missing");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.starts_with("Hugepagesize:")) continue;
-    std::istringstream fields(line.substr(13));
-    int64_t kib = 0;
-    if (fields >> kib) return Reading<int64_t>::Known(kib);
-  }
-  return Reading<int64_t>::Unknown("/proc/meminfo has no Hugepagesize line");
+  return KibibytesOf(sysfs.ReadField("/proc/meminfo", "Hugepagesize"));
 }
 
 Reading<std::string> SelectedWord(const Reading<std::string>& text) {

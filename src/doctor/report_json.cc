@@ -75,16 +75,39 @@ json PortJson(const PortDiagnosis& diagnosis) {
               {"ceiling", CeilingJson(diagnosis.ceiling)}};
 }
 
+json InventoryJson(const HostInventory& host) {
+  json numa = json::array();
+  for (const NumaNode& node : host.numa_nodes) {
+    numa.push_back({{"node", node.id}, {"cpulist", Value(node.cpulist)}, {"total_kib", Value(node.total_kib)}});
+  }
+  json pci = json::array();
+  for (const PciFunction& function : host.pci) {
+    pci.push_back({{"address", function.address},
+                   {"role", function.role},
+                   {"vendor", Value(function.vendor)},
+                   {"device", Value(function.device_id)},
+                   {"vendor_name", function.vendor_name.empty() ? json(nullptr) : json(function.vendor_name)},
+                   {"pcie", PcieJson(function.path)}});
+  }
+  return json{{"cpu", {{"model", Value(host.cpu.model)}, {"online", Value(host.cpu.online)}, {"count", Value(host.cpu.count)}}},
+              {"memory", {{"total_kib", Value(host.memory.total_kib)}, {"available_kib", Value(host.memory.available_kib)}}},
+              {"numa_nodes", std::move(numa)},
+              {"numa_absent", host.numa_absent.empty() ? json(nullptr) : json(host.numa_absent)},
+              {"pci", std::move(pci)}};
+}
+
 json HostJson(const DoctorReport& report) {
   json pools = json::array();
   for (const HugepagePool& pool : report.host.pools) {
     pools.push_back({{"page_kib", pool.page_kib}, {"total", Value(pool.total)}, {"free", Value(pool.free)}});
   }
-  return json{{"default_hugepage_kib", Value(report.host.default_hugepage_kib)},
+  json host = InventoryJson(report.inventory);
+  host.update(json{{"default_hugepage_kib", Value(report.host.default_hugepage_kib)},
               {"hugepage_pools", std::move(pools)},
               {"thp_enabled", Value(report.host.thp_enabled)},
               {"governor", Value(report.host.governor)},
-              {"warnings", report.host_warnings}};
+              {"warnings", report.host_warnings}});
+  return host;
 }
 
 }  // namespace
@@ -105,6 +128,8 @@ json DoctorJson(const DoctorReport& report) {
                 {"speed_gts", "GT/s"},
                 {"mtu", "bytes"},
                 {"page_kib", "KiB (2^10 bytes)"},
+                {"total_kib", "KiB (2^10 bytes)"},
+                {"available_kib", "KiB (2^10 bytes)"},
                 {"fraction", "measured / expected"}}},
               {"sysfs_root", report.sysfs_root},
               {"ports", std::move(ports)},

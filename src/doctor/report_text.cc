@@ -97,9 +97,46 @@ void AppendPort(const PortDiagnosis& diagnosis, std::string& text) {
   AppendCeiling(diagnosis.ceiling, text);
 }
 
+std::string ShowGiB(const Reading<int64_t>& kib) {
+  return kib.known() ? fmt::format("{:.1f} GiB", static_cast<double>(*kib.value) / (1 << 20)) : kib.UnknownText();
+}
+
+void AppendCpuAndMemory(const HostInventory& host, std::string& text) {
+  text += fmt::format("  CPUs         {}{}\n",
+                      host.cpu.count.known() ? fmt::format("{} online ({})", *host.cpu.count.value, *host.cpu.online.value)
+                                             : host.cpu.count.UnknownText(),
+                      host.cpu.model.known() ? ", " + *host.cpu.model.value : "");
+  text += fmt::format("  memory       {} total, {} available\n", ShowGiB(host.memory.total_kib),
+                      ShowGiB(host.memory.available_kib));
+  if (host.numa_nodes.empty()) text += fmt::format("  NUMA         {}\n", host.numa_absent);
+  for (const NumaNode& node : host.numa_nodes) {
+    text += fmt::format("  NUMA node {}  CPUs {}, {}\n", node.id, Show(node.cpulist), ShowGiB(node.total_kib));
+  }
+}
+
+void AppendPciFunctions(const HostInventory& host, std::string& text) {
+  if (host.pci.empty()) {
+    text += "  PCIe         no network or GPU function under /sys/bus/pci/devices\n";
+    return;
+  }
+  text += "  PCIe         (network and GPU functions: link now, link capable, NUMA node)\n";
+  for (const PciFunction& function : host.pci) {
+    const std::string vendor = function.vendor_name.empty() ? "" : function.vendor_name + " ";
+    const std::string link =
+        function.path.hops.empty()
+            ? function.path.absent_reason
+            : fmt::format("current {}  max {}", ShowLink(function.path.hops[0].current),
+                          ShowLink(function.path.hops[0].max));
+    text += fmt::format("    {}  {:<7}  {}{}:{}  {}  NUMA {}\n", function.address, function.role, vendor,
+                        ShowHex(function.vendor), ShowHex(function.device_id), link, Show(function.path.numa_node));
+  }
+}
+
 void AppendHost(const DoctorReport& report, std::string& text) {
   const HostTuning& host = report.host;
   text += "host\n";
+  AppendCpuAndMemory(report.inventory, text);
+  AppendPciFunctions(report.inventory, text);
   text += fmt::format("  hugepages    default size {}\n",
                       host.default_hugepage_kib.known() ? fmt::format("{} KiB", *host.default_hugepage_kib.value)
                                                         : host.default_hugepage_kib.UnknownText());
@@ -115,7 +152,8 @@ void AppendHost(const DoctorReport& report, std::string& text) {
 
 std::string DoctorText(const DoctorReport& report) {
   std::string text = fmt::format(
-      "xfer doctor (sysfs root {})\nunits: Gb/s = 10^9 bit/s, Mb/s = 10^6 bit/s, GB/s = 10^9 B/s, MiB/s = 2^20 B/s\n\n",
+      "xfer doctor (sysfs root {})\nunits: Gb/s = 10^9 bit/s, Mb/s = 10^6 bit/s, GB/s = 10^9 B/s, MiB/s = 2^20 B/s, "
+      "GiB = 2^30 B\n\n",
       report.sysfs_root);
   for (const PortDiagnosis& port : report.ports) {
     AppendPort(port, text);

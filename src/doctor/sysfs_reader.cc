@@ -42,7 +42,7 @@ std::filesystem::path SysfsReader::Full(std::string_view path) const {
   return root_ / std::filesystem::path(relative);
 }
 
-Reading<std::string> SysfsReader::ReadText(std::string_view path) const {
+Reading<std::string> SysfsReader::ReadWhole(std::string_view path) const {
   const std::string where(path);
   const int fd = ::open(Full(path).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Reading<std::string>::Unknown(ErrnoReason(errno, where));
@@ -60,11 +60,38 @@ Reading<std::string> SysfsReader::ReadText(std::string_view path) const {
     text.append(buffer, static_cast<size_t>(n));
   }
   ::close(fd);
-  std::string_view line = text;
+  return Reading<std::string>::Known(std::move(text));
+}
+
+Reading<std::string> SysfsReader::ReadText(std::string_view path) const {
+  const Reading<std::string> whole = ReadWhole(path);
+  if (!whole.known()) return whole;
+  std::string_view line = *whole.value;
   line = line.substr(0, line.find('\n'));
   line = TrimRight(line);
-  if (line.empty()) return Reading<std::string>::Unknown(where + " is empty");
+  if (line.empty()) return Reading<std::string>::Unknown(std::string(path) + " is empty");
   return Reading<std::string>::Known(std::string(line));
+}
+
+Reading<std::string> SysfsReader::ReadField(std::string_view path, std::string_view key) const {
+  const Reading<std::string> whole = ReadWhole(path);
+  if (!whole.known()) return whole;
+  std::string_view rest = *whole.value;
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (!line.starts_with(key)) continue;
+    line.remove_prefix(key.size());
+    const size_t colon = line.find_first_not_of(" \t");
+    if (colon == std::string_view::npos || line[colon] != ':') continue;
+    line.remove_prefix(colon + 1);
+    const size_t start = line.find_first_not_of(" \t");
+    line = start == std::string_view::npos ? std::string_view{} : TrimRight(line.substr(start));
+    if (line.empty()) break;
+    return Reading<std::string>::Known(std::string(line));
+  }
+  return Reading<std::string>::Unknown(fmt::format("{} has no '{}' line", path, key));
 }
 
 Reading<int64_t> SysfsReader::ReadInteger(std::string_view path) const {
@@ -118,6 +145,19 @@ std::optional<std::string> SysfsReader::Resolve(std::string_view path) const {
   std::string inside = full.substr(prefix.size());
   if (!inside.empty() && inside.front() != '/') return std::nullopt;  // a sibling of root
   return inside.empty() ? std::string("/") : inside;
+}
+
+Reading<int64_t> KibibytesOf(const Reading<std::string>& text) {
+  if (!text.known()) return Reading<int64_t>::Unknown(text.unknown_reason);
+  std::string_view value = *text.value;
+  int64_t kib = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), kib);
+  std::string_view unit(end, static_cast<size_t>(value.data() + value.size() - end));
+  while (unit.starts_with(' ')) unit.remove_prefix(1);
+  if (error != std::errc() || kib < 0 || unit != "kB") {
+    return Reading<int64_t>::Unknown(fmt::format("'{}' is no size in kB", value));
+  }
+  return Reading<int64_t>::Known(kib);
 }
 
 std::string ParentPath(std::string_view path) {

@@ -32,6 +32,12 @@ class SysfsReader {
   // denied", "read fails with EINVAL (...)") or is empty.
   Reading<std::string> ReadText(std::string_view path) const;
 
+  // The value on the first line of the file that reads "<key>:" or
+  // "<key><blanks>:" ("MemTotal:  16384 kB" in /proc/meminfo, "model
+  // name\t: ..." in /proc/cpuinfo), blanks trimmed. Unknown as ReadText,
+  // and when no line has the key or its value is empty.
+  Reading<std::string> ReadField(std::string_view path, std::string_view key) const;
+
   // An integer (decimal, or hex with 0x as sysfs prints PCI ids). Unknown as
   // ReadText, when the text is no integer, and when it is -1 (the kernel's
   // "does not know": netdev speed, numa_node).
@@ -49,9 +55,15 @@ class SysfsReader {
 
  private:
   std::filesystem::path Full(std::string_view path) const;
+  // The whole file; unknown as ReadText but never for being empty.
+  Reading<std::string> ReadWhole(std::string_view path) const;
 
   std::filesystem::path root_;
 };
+
+// The number in a "/proc" size such as "16384 kB" (the kernel's kB there
+// are KiB, 2^10 bytes); unknown when `text` is, or is no such size.
+Reading<int64_t> KibibytesOf(const Reading<std::string>& text);
 
 // The parent of a system path ("/a/b" -> "/a"; "/" -> "/").
 std::string ParentPath(std::string_view path);

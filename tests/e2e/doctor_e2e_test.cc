@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -71,6 +72,34 @@ TEST(DoctorE2e, DashDNamingNoDeviceIsAClearError) {
   EXPECT_EQ(result.exit_code, 1) << result.out;
   EXPECT_NE(result.err.find("no RDMA device named 'mlx5_9'"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("have: rxe0"), std::string::npos) << result.err;
+}
+
+// Issue 27, defect 11: on a host with no RDMA port the doctor used to print
+// one line, exit 1 and write no --json. Now it reports the host and says
+// there is no RDMA port, in text and in JSON, and succeeds.
+TEST(DoctorE2e, AHostWithoutRdmaGetsAReportAndAJsonDocument) {
+  const std::string root = ::testing::TempDir() + "/no-rdma-root-" + std::to_string(::getpid());
+  const std::string path = root + ".json";
+  std::filesystem::create_directories(root + "/proc");
+  std::ofstream(root + "/proc/meminfo") << "MemTotal:       16384 kB\nMemAvailable:    8192 kB\n";
+  const ProcessResult result = RunXfer({"doctor", "--sysfs-root", root, "--json", path}, 30s);
+  std::filesystem::remove_all(root);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_NE(result.out.find("\nhost\n  CPUs         unknown: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("  memory       0.0 GiB total, 0.0 GiB available\n"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("verdict\n  no RDMA port under " + root + "/sys/class/infiniband: "),
+            std::string::npos)
+      << result.out;
+  std::ifstream in(path);
+  const nlohmann::json document = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::remove(path.c_str());
+  ASSERT_TRUE(document.is_object()) << "--json wrote no valid JSON";
+  EXPECT_EQ(document["ports"], nlohmann::json::array());
+  EXPECT_EQ(document["host"]["memory"]["total_kib"], 16384);
+  ASSERT_EQ(document["verdicts"].size(), 1u);
+  EXPECT_TRUE(document["verdicts"][0]["line"].get<std::string>().starts_with("no RDMA port under "));
 }
 
 }  // namespace
