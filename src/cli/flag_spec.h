@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench/bench_params.h"
-#include "cli/test_catalog.h"
+#include "cli/benchmark_catalog.h"
 #include "xfer/status.h"
 
 namespace xfer::cli {

@@ -16,7 +16,7 @@
 #include "cli/host_argument.h"
 #include "cli/matrix_flags.h"
 #include "cli/report_flags.h"
-#include "cli/test_catalog.h"
+#include "cli/benchmark_catalog.h"
 #include "cli/tokenizer.h"
 #include "cli/version.h"
 

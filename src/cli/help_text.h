@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "cli/test_catalog.h"
+#include "cli/benchmark_catalog.h"
 
 namespace xfer::cli {
 

@@ -7,7 +7,7 @@
 #include "common/socket.h"
 
 #if XFER_WITH_VERBS
-#include "perftest/test_flow.h"
+#include "perftest/verbs_benchmark.h"
 #include "verbs/device_catalog.h"
 #endif
 

@@ -2,7 +2,7 @@
 // out-of-band link to the peer and what the two agreed on in perftest's
 // prologue (version, cycle buffer, cache line, MTU, negotiated flags), the
 // test buffer and its registration, the CQs and QPs, and both sides' key
-// messages. The per-test exchange sequences (test_flow.cc) drive it.
+// messages. The per-test exchange sequences (verbs_benchmark.cc) drive it.
 #ifndef XFER_PERFTEST_VERBS_SESSION_H_
 #define XFER_PERFTEST_VERBS_SESSION_H_
 
@@ -16,7 +16,7 @@
 #include "bench/observer.h"
 #include "bench/statistics.h"
 #include "perftest/oob_link.h"
-#include "perftest/test_buffer.h"
+#include "perftest/slot_buffer.h"
 #include "verbs/device_context.h"
 #include "verbs/ib_handles.h"
 #include "verbs/queue_pair.h"

@@ -11,7 +11,7 @@
 #include "bench/bench_params.h"
 #include "bench/observer.h"
 #include "nlohmann/json.hpp"
-#include "report/test_info.h"
+#include "report/run_header.h"
 #include "xfer/status.h"
 
 namespace xfer::report {

@@ -55,7 +55,7 @@
 #include "bench/ceiling.h"
 #include "bench/matrix/host_fingerprint.h"
 #include "bench/results.h"
-#include "report/test_info.h"
+#include "report/run_header.h"
 #include "xfer/status.h"
 
 namespace xfer::report {

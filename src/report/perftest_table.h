@@ -25,7 +25,7 @@
 
 #include "bench/bench_params.h"
 #include "bench/results.h"
-#include "report/test_info.h"
+#include "report/run_header.h"
 
 namespace xfer::report {
 

@@ -12,7 +12,7 @@
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
 #include "cli/parse_test_util.h"
-#include "cli/test_catalog.h"
+#include "cli/benchmark_catalog.h"
 #include "cli/version.h"
 #include "xfer/device.h"
 

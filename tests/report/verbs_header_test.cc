@@ -15,7 +15,7 @@
 #include "report/console_reporter.h"
 #include "report/json_report.h"
 #include "report/perftest_table.h"
-#include "report/test_info.h"
+#include "report/run_header.h"
 #include "report/golden_file.h"
 
 namespace xfer::report {

@@ -2,8 +2,8 @@
 // exact out-of-band exchange sequence of stock perftest
 // (../shared/reference/perftest.md §1.6) around the traffic engines, so
 // that either side can be xfer or a stock ib_* tool.
-#ifndef XFER_PERFTEST_TEST_FLOW_H_
-#define XFER_PERFTEST_TEST_FLOW_H_
+#ifndef XFER_PERFTEST_VERBS_BENCHMARK_H_
+#define XFER_PERFTEST_VERBS_BENCHMARK_H_
 
 #include <atomic>
 
@@ -28,4 +28,4 @@ Status RunVerbsServer(const bench::BenchParams& params, Listener& listener,
 
 }  // namespace xfer::perftest
 
-#endif  // XFER_PERFTEST_TEST_FLOW_H_
+#endif  // XFER_PERFTEST_VERBS_BENCHMARK_H_

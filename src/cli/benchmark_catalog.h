@@ -1,8 +1,8 @@
 // The eight benchmarks `xfer` runs, named after perftest's tools without the
 // "ib_" prefix, and the perftest defaults each one starts from. atomic_bw
 // and atomic_lat need RDMA verbs.
-#ifndef XFER_CLI_TEST_CATALOG_H_
-#define XFER_CLI_TEST_CATALOG_H_
+#ifndef XFER_CLI_BENCHMARK_CATALOG_H_
+#define XFER_CLI_BENCHMARK_CATALOG_H_
 
 #include <span>
 #include <string>
@@ -37,4 +37,4 @@ bench::BenchParams DefaultParams(const TestInfo& test);
 
 }  // namespace xfer::cli
 
-#endif  // XFER_CLI_TEST_CATALOG_H_
+#endif  // XFER_CLI_BENCHMARK_CATALOG_H_

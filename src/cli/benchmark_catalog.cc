@@ -1,4 +1,4 @@
-#include "cli/test_catalog.h"
+#include "cli/benchmark_catalog.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "report/test_info.h"
+#include "report/run_header.h"
 
 
 namespace xfer::report {

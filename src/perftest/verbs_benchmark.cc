@@ -1,4 +1,4 @@
-#include "perftest/test_flow.h"
+#include "perftest/verbs_benchmark.h"
 
 #include <fmt/format.h>
 

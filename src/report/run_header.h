@@ -1,8 +1,8 @@
 // The description of a run that heads every report (perftest's
 // ctx_print_test_info / the "test_info" JSON object): what was measured,
 // over which transport, with the effective (post-rule) settings.
-#ifndef XFER_REPORT_TEST_INFO_H_
-#define XFER_REPORT_TEST_INFO_H_
+#ifndef XFER_REPORT_RUN_HEADER_H_
+#define XFER_REPORT_RUN_HEADER_H_
 
 #include <cstdint>
 #include <optional>
@@ -82,4 +82,4 @@ bool ShowsRxDepth(const TestInfo& info);
 
 }  // namespace xfer::report
 
-#endif  // XFER_REPORT_TEST_INFO_H_
+#endif  // XFER_REPORT_RUN_HEADER_H_

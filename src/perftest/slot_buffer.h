@@ -3,8 +3,8 @@
 // peer's addressing lands inside it: per QP, one send slot and one receive
 // slot of BUFF_SIZE = max(size, cycle_buffer) bytes each, all send slots
 // first. The receive slot of QP i is what QP i advertises as its vaddr.
-#ifndef XFER_PERFTEST_TEST_BUFFER_H_
-#define XFER_PERFTEST_TEST_BUFFER_H_
+#ifndef XFER_PERFTEST_SLOT_BUFFER_H_
+#define XFER_PERFTEST_SLOT_BUFFER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -55,4 +55,4 @@ class TestBuffer {
 
 }  // namespace xfer::perftest
 
-#endif  // XFER_PERFTEST_TEST_BUFFER_H_
+#endif  // XFER_PERFTEST_SLOT_BUFFER_H_

@@ -1,4 +1,4 @@
-#include "perftest/test_buffer.h"
+#include "perftest/slot_buffer.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
