@@ -72,6 +72,11 @@ Result<HostPort> ParseHostPort(std::string_view text) {
     }
     hp.host = std::string(text.substr(0, colon));
     port_text = text.substr(colon + 1);
+    if (hp.host.find(':') != std::string::npos) {
+      return InvalidArgument("address '" + std::string(text) +
+                             "' is ambiguous: an IPv6 host goes in brackets, as in [" + hp.host +
+                             "]:" + std::string(port_text));
+    }
   }
   unsigned port = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
