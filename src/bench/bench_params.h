@@ -18,6 +18,13 @@ enum class Verb { kWrite, kRead, kSend, kAtomic };
 enum class Kind { kBandwidth, kLatency };
 enum class Role { kServer, kClient, kLoopback };
 
+// The out-of-band protocol, and with it the stack that runs a test:
+// kPerftest is perftest's own wire protocol and verbs tests (src/perftest),
+// so that a stock ib_* tool can be the peer; it runs on RDMA verbs only.
+// kXfer is xfer's protocol over libxfer's engine (src/bench), on any of the
+// engine's transports, verbs included.
+enum class Wire { kPerftest, kXfer };
+
 // perftest's MiB/s (2^20 bytes/s) or --report_gbits Gb/s (10^9 bit/s).
 enum class BwUnits { kMiBps, kGbps };
 
@@ -57,10 +64,14 @@ struct BenchParams {
   // -p: the out-of-band port. kLoopback: the port the forked server
   // listens on, on 127.0.0.1; 0 = a free one.
   uint16_t port = 18515;
-  // --transport: "verbs" runs perftest's verbs benchmarks on an RDMA
-  // device; "shm"/"tcp" run over libxfer's engine; "" = verbs when a verbs
-  // flag was typed or this host has an RDMA device, else the engine's choice.
+  // --transport: the transport by name; "" = verbs when a verbs flag was
+  // typed, the test is atomic or this host has an RDMA device, else the
+  // engine's choice (cli/flags.h).
   std::string transport;
+  // --wire, or what the CLI's rule made of --transport and --secret-file;
+  // nullopt (transport "" too) = decided when the run starts: kPerftest on
+  // a host with an RDMA device, else kXfer (launch/run_benchmark.h).
+  std::optional<Wire> wire;
 
   bool all_sizes = false;       // -a: sizes 2 .. 2^23
   uint64_t size = 65536;        // -s (BW default 65536, LAT default 2)

@@ -123,6 +123,18 @@ Status ApplyTransport(const FlagSpec& spec, std::string_view value,
   return Status::Ok();
 }
 
+Status ApplyWire(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  if (value == "perftest") {
+    state.params.wire = bench::Wire::kPerftest;
+  } else if (value == "xfer") {
+    state.params.wire = bench::Wire::kXfer;
+  } else {
+    return InvalidArgument(
+        fmt::format("{}: '{}' is neither perftest nor xfer", DisplayName(spec), value));
+  }
+  return Status::Ok();
+}
+
 // Sets the milliseconds field kField from a positive number of seconds,
 // rounded up so that a tiny positive timeout never becomes 0 ms.
 template <auto kField>
@@ -240,6 +252,10 @@ constexpr FlagSpec kCoreFlags[] = {
      "Transport to use (default: the engine's choice, shm on one host, "
      "else tcp)",
      nullptr, ApplyTransport},
+    {'\0', "wire", "<perftest|xfer>", S::kAll, G::kXfer,
+     "Out-of-band protocol: perftest's (RDMA verbs only; a stock ib_* tool can be the peer; "
+     "the default on verbs) or xfer's (every transport; the default elsewhere)",
+     nullptr, ApplyWire},
     {'\0', "loopback", "", S::kAll, G::kXfer,
      "Run the server in a child process and the client here (no <host>)", nullptr,
      ApplyLoopback},
@@ -250,8 +266,8 @@ constexpr FlagSpec kCoreFlags[] = {
      "How long a server waits for its client to connect", DefaultAcceptTimeout,
      SetSeconds<&BenchParams::accept_timeout>},
     {'\0', "secret-file", "<file>", S::kAll, G::kXfer,
-     "Authenticate the engines with the secret in <file> (mode 600; both sides); runs on "
-     "the engine, never on perftest's wire protocol, which has no place for one",
+     "Authenticate the engines with the secret in <file> (mode 600; both sides); implies "
+     "--wire xfer: perftest's wire protocol has no place for a secret",
      nullptr, ApplySecretFile},
     {'\0', "json", "<file>", S::kAll, G::kXfer,
      "Also write the results as JSON to <file>", nullptr, ApplyJson},

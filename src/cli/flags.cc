@@ -118,15 +118,16 @@ void AddVerbsNotes(ParseState& state) {
   }
 }
 
-constexpr std::string_view kVerbsTransport = "verbs";
-
 // Why a run that needs RDMA verbs cannot start on a host without an RDMA
-// device, naming what asked for verbs: --transport verbs, the atomic test, a
-// verbs flag (the first typed), or send_bw -b.
+// device, naming what asked for verbs: --transport or --wire, the atomic
+// test, a verbs flag (the first typed), or send_bw -b.
 std::string NoRdmaDeviceRefusal(const ParseState& state) {
   constexpr std::string_view kNoDevice = "this host has no RDMA device (see 'xfer devices')";
   const bench::BenchParams& params = state.params;
-  if (state.Given("transport")) return fmt::format("--transport verbs: {}", kNoDevice);
+  if (state.Given("transport")) {
+    return fmt::format("--transport {}: {}", params.transport, kNoDevice);
+  }
+  if (state.Given("wire")) return fmt::format("--wire perftest: {}", kNoDevice);
   if (state.test->verb == bench::Verb::kAtomic) {
     return fmt::format("{} runs on RDMA verbs only, and {}", state.test->name, kNoDevice);
   }
@@ -138,47 +139,87 @@ std::string NoRdmaDeviceRefusal(const ParseState& state) {
                      kNoDevice);
 }
 
-// The transport rule of flags.h: without --transport, a verbs flag or an
-// atomic test selects "verbs" when the config offers it; atomic tests refuse
-// any other transport; flags the chosen transport cannot honour are noted
-// only when that transport is known not to be verbs; a run that needs verbs
-// is refused when config says the host has no RDMA device.
-Status ResolveTransport(ParseState& state, const ParserConfig& config) {
+// --wire perftest's own checks: this build has the wire, the transport is
+// its transport, and no secret is asked for.
+Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
   bench::BenchParams& params = state.params;
-  const bool verbs_offered =
-      std::find(state.transports.begin(), state.transports.end(),
-                kVerbsTransport) != state.transports.end();
-  const bool atomic = state.test->verb == bench::Verb::kAtomic;
-  if (params.transport.empty() && verbs_offered &&
-      (atomic || !params.verbs.typed.empty())) {
-    params.transport = std::string(kVerbsTransport);
+  if (perftest.empty()) {
+    return InvalidArgument(
+        "--wire perftest: this xfer is built without RDMA verbs, the one transport perftest's "
+        "wire protocol runs on");
   }
-  const bool not_verbs =
-      !verbs_offered ||
-      (!params.transport.empty() && params.transport != kVerbsTransport);
-  if (atomic && not_verbs) {
-    if (!params.transport.empty()) {
-      return InvalidArgument(fmt::format(
-          "--transport {}: {} runs on RDMA verbs only (--transport verbs)",
-          params.transport, state.test->name));
-    }
+  if (!params.transport.empty() && params.transport != perftest) {
+    return InvalidArgument(fmt::format("--wire perftest runs on --transport {} only, not {}",
+                                       perftest, params.transport));
+  }
+  if (!params.secret.empty()) {
+    return InvalidArgument(
+        "--secret-file: perftest's wire protocol has no place for a secret; use --wire xfer");
+  }
+  params.transport = perftest;
+  return Status::Ok();
+}
+
+// Atomic tests and send_bw -b run on perftest's wire only.
+Status CheckNeedsPerftestWire(const ParseState& state, const std::string& perftest) {
+  const bench::BenchParams& params = state.params;
+  const bool atomic = state.test->verb == bench::Verb::kAtomic;
+  const bool send_bidirectional = state.test->verb == bench::Verb::kSend && params.bidirectional;
+  if (!atomic && !send_bidirectional) return Status::Ok();
+  const bool other_transport = !params.transport.empty() && params.transport != perftest;
+  const bool refused = perftest.empty() || other_transport || params.wire == bench::Wire::kXfer;
+  if (!refused) return Status::Ok();
+  if (send_bidirectional) {
     return InvalidArgument(fmt::format(
-        "{} needs the RDMA verbs transport, which this xfer does not offer "
-        "(transports: {})",
+        "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only; {} does not support "
+        "it yet",
+        params.wire == bench::Wire::kXfer && !other_transport ? std::string("--wire xfer")
+        : params.transport.empty() ? fmt::format("{}", fmt::join(state.transports, "/"))
+                                   : params.transport));
+  }
+  if (other_transport) {
+    return InvalidArgument(fmt::format(
+        "--transport {}: {} runs on RDMA verbs only{}", params.transport, state.test->name,
+        perftest.empty() ? std::string() : fmt::format(" (--transport {})", perftest)));
+  }
+  if (perftest.empty()) {
+    return InvalidArgument(fmt::format(
+        "{} needs the RDMA verbs transport, which this xfer does not offer (transports: {})",
         state.test->name, fmt::join(state.transports, ", ")));
   }
-  const bool send_bidirectional = state.test->verb == bench::Verb::kSend && params.bidirectional;
-  if (send_bidirectional && not_verbs) {
-    return InvalidArgument(fmt::format(
-        "-b/--bidirectional: send_bw runs bidirectional on RDMA verbs only; {} does not "
-        "support it yet",
-        params.transport.empty() ? fmt::format("{}", fmt::join(state.transports, "/"))
-                                 : params.transport));
+  return InvalidArgument(fmt::format("--wire xfer: {} runs on perftest's wire only (--wire perftest)",
+                                     state.test->name));
+}
+
+// The wire and transport rule of flags.h.
+Status ResolveWire(ParseState& state, const ParserConfig& config) {
+  bench::BenchParams& params = state.params;
+  const std::string& perftest = config.perftest_transport;
+  if (params.wire == bench::Wire::kPerftest) XFER_RETURN_IF_ERROR(CheckPerftestWire(state, perftest));
+  if (!params.wire && !params.secret.empty()) {
+    params.wire = bench::Wire::kXfer;
+    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
+      params.notes.push_back(
+          "--secret-file: runs on xfer's wire protocol (--wire xfer): perftest's has no place "
+          "for a secret, so a stock perftest peer cannot join");
+    }
   }
-  if (not_verbs) AddVerbsNotes(state);
-  const bool needs_verbs =
-      params.transport == kVerbsTransport || (params.transport.empty() && send_bidirectional);
-  if (needs_verbs && config.host_has_rdma_device && !config.host_has_rdma_device()) {
+  const bool atomic = state.test->verb == bench::Verb::kAtomic;
+  if (!params.wire && params.transport.empty() && !perftest.empty() &&
+      (atomic || !params.verbs.typed.empty())) {
+    params.transport = perftest;
+  }
+  if (!params.wire && !params.transport.empty()) {
+    params.wire = params.transport == perftest ? bench::Wire::kPerftest : bench::Wire::kXfer;
+  }
+  XFER_RETURN_IF_ERROR(CheckNeedsPerftestWire(state, perftest));
+  if (perftest.empty() || (!params.transport.empty() && params.transport != perftest)) {
+    AddVerbsNotes(state);
+  }
+  const bool send_bidirectional = state.test->verb == bench::Verb::kSend && params.bidirectional;
+  const bool needs_rdma = (!perftest.empty() && params.transport == perftest) ||
+                          (params.transport.empty() && send_bidirectional);
+  if (needs_rdma && config.host_has_rdma_device && !config.host_has_rdma_device()) {
     return InvalidArgument(NoRdmaDeviceRefusal(state));
   }
   return Status::Ok();
@@ -191,7 +232,7 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   Result<Tokens> tokens = Tokenize(flags, args);
   if (!tokens.ok()) return tokens.status();
   if (HasFlag(*tokens, "help")) {
-    return TextCommand(Action::kHelp, TestHelp(test, config.transports));
+    return TextCommand(Action::kHelp, TestHelp(test, config.transports, config.perftest_transport));
   }
   if (HasFlag(*tokens, "version")) {
     return TextCommand(Action::kVersion, VersionText());
@@ -208,7 +249,7 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   XFER_RETURN_IF_ERROR(ApplyFlags(tokens->flags, state));
   XFER_RETURN_IF_ERROR(ApplyRole(tokens->positionals, state));
   XFER_RETURN_IF_ERROR(ApplyCouplings(state));
-  XFER_RETURN_IF_ERROR(ResolveTransport(state, config));
+  XFER_RETURN_IF_ERROR(ResolveWire(state, config));
   ParsedCommand command;
   command.params = std::move(state.params);
   return command;
@@ -240,7 +281,7 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
   }
   const std::string_view first = argv[1];
   if (first == "-h" || first == "--help") {
-    return TextCommand(Action::kHelp, TopLevelHelp(config.transports));
+    return TextCommand(Action::kHelp, TopLevelHelp(config.transports, config.perftest_transport));
   }
   if (first == "-V" || first == "--version") {
     return TextCommand(Action::kVersion, VersionText());

@@ -18,21 +18,29 @@
 //    --use-srq, --mr_per_qp, --odp, --force-link) are refused, whatever the
 //    transport. -c XRC/DC/SRD are refused; perftest's per-verb rules hold
 //    (UC not for read/atomic, UD only for send).
-//  * Transport selection (configuration only; the parser never opens a
-//    device): --transport X is taken as given. Without it, params.transport
-//    becomes "verbs" when "verbs" is in ParserConfig::transports and a verbs
-//    flag was typed or the test is atomic; otherwise it stays "" and the
-//    bench runner decides at run time (verbs if the host has an RDMA device,
-//    else the engine's choice). Atomic tests refuse a typed non-verbs
-//    --transport, and a config without "verbs", as usage errors; so does
-//    send_bw -b. A run that needs verbs (transport "verbs", or send_bw -b
-//    without --transport) is refused when ParserConfig says this host has
-//    no RDMA device, so it fails before anything starts.
+//  * The wire and transport rule (configuration only; the parser never
+//    opens a device). "Perftest's transport" is ParserConfig::
+//    perftest_transport, the one transport perftest's wire runs on ("verbs";
+//    "" in a build without it, which refuses --wire perftest).
+//    - --wire perftest takes perftest's transport (any other --transport is
+//      an error) and refuses --secret-file. --wire xfer takes any transport.
+//    - --secret-file without --wire implies --wire xfer (perftest's wire has
+//      no place for a secret), with a note when the run may be on verbs.
+//    - Without --wire or --transport, a verbs flag or an atomic test selects
+//      perftest's transport and wire where this build has it.
+//    - Without --wire, a --transport decides it: perftest's transport runs
+//      on perftest's wire, every other on xfer's. Neither given: params.wire
+//      stays nullopt and the run decides when it starts (perftest's wire on
+//      a host with an RDMA device, else xfer's).
+//    - Atomic tests and send_bw -b run on perftest's wire only: --wire xfer,
+//      another --transport, or a build without perftest's wire refuse them.
+//    - A run on perftest's transport (or send_bw -b without --transport) is
+//      refused when ParserConfig says this host has no RDMA device, so it
+//      fails before anything starts.
 //  * Notes for verbs flags ("-d mlx5_0: RDMA verbs flag; transport tcp has
 //    no verbs device, ignored"; -c UC/UD: "... reliable connected (RC)
 //    semantics only ...") are added only when the transport is known not to
-//    be verbs: a typed non-verbs --transport, or "verbs" not in
-//    ParserConfig::transports.
+//    be verbs: a --transport other than perftest's, or a build without it.
 //  * Atomic tests: the size is fixed at 8 (-s other than 8 is refused with
 //    perftest's "Message size cannot be changed for Atomic tests"), and -a
 //    is refused, as in perftest.
@@ -115,10 +123,13 @@ struct ParsedCommand {
 };
 
 struct ParserConfig {
-  // The names --transport accepts, shown in --help. main() may pass the
-  // engine's registered transports, plus "verbs" where this build has the
-  // RDMA verbs path (see the transport rule above). Must not be empty.
+  // The names --transport accepts, shown in --help: the engine's
+  // registered transports. Must not be empty.
   std::vector<std::string> transports = {"shm", "tcp"};
+  // The transport perftest's wire protocol runs on (launch/run_benchmark.h,
+  // PerftestTransport()); "" when this build has none. When set, it must be
+  // one of `transports`.
+  std::string perftest_transport;
   // Whether this host has an RDMA device. Called at most once, and only for
   // a run that needs verbs (see the transport rule above); null means
   // unknown, and such a run is accepted (it finds out when it opens the

@@ -15,37 +15,37 @@ std::string JoinTransports(std::span<const std::string> transports,
   return fmt::format("{}", fmt::join(transports, separator));
 }
 
-constexpr std::string_view kVerbsTransport = "verbs";
+// What the help screens describe: the names --transport accepts, and the
+// one perftest's wire runs on ("" when this build has none).
+struct Offer {
+  std::span<const std::string> transports;
+  std::string_view perftest;
+};
 
-bool OffersVerbs(std::span<const std::string> transports) {
-  return std::find(transports.begin(), transports.end(), kVerbsTransport) !=
-         transports.end();
-}
+bool OffersVerbs(const Offer& offer) { return !offer.perftest.empty(); }
 
-// The transports other than verbs, for "... ignore them".
-std::vector<std::string> EngineTransports(
-    std::span<const std::string> transports) {
+// The transports other than perftest's, for "... ignore them".
+std::vector<std::string> EngineTransports(const Offer& offer) {
   std::vector<std::string> engine;
-  for (const std::string& name : transports) {
-    if (name != kVerbsTransport) engine.push_back(name);
+  for (const std::string& name : offer.transports) {
+    if (name != offer.perftest) engine.push_back(name);
   }
   return engine;
 }
 
 // --transport's help: its default depends on whether verbs is offered
 // (the transport rule of flags.h).
-std::string_view TransportHelp(const FlagSpec& spec,
-                               std::span<const std::string> transports) {
-  if (!OffersVerbs(transports)) return spec.help;
+std::string_view TransportHelp(const FlagSpec& spec, const Offer& offer) {
+  if (!OffersVerbs(offer)) return spec.help;
   return "Transport to use (default: verbs when an RDMA verbs option is "
          "given, the test is atomic or this host has an RDMA device; else "
          "the engine's choice, shm on one host, else tcp)";
 }
 
 // The heading of the verbs group.
-std::string VerbsHeading(std::span<const std::string> transports) {
-  const std::vector<std::string> engine = EngineTransports(transports);
-  if (!OffersVerbs(transports)) {
+std::string VerbsHeading(const Offer& offer) {
+  const std::vector<std::string> engine = EngineTransports(offer);
+  if (!OffersVerbs(offer)) {
     return fmt::format(
         "RDMA verbs options (checked, then ignored: {} have no verbs "
         "device):\n",
@@ -62,15 +62,14 @@ std::string VerbsHeading(std::span<const std::string> transports) {
 
 // The option column of a help line: "  -s, --size=<size>" or
 // "      --json=<file>".
-std::string OptionText(const FlagSpec& spec,
-                       std::span<const std::string> transports) {
+std::string OptionText(const FlagSpec& spec, const Offer& offer) {
   std::string text = spec.short_name != '\0'
                          ? fmt::format("  -{}, ", spec.short_name)
                          : std::string(6, ' ');
   text += "--";
   text += LongName(spec);
   if (LongName(spec) == "transport") {
-    text += fmt::format("=<{}>", JoinTransports(transports, "|"));
+    text += fmt::format("=<{}>", JoinTransports(offer.transports, "|"));
   } else if (TakesValue(spec)) {
     text += fmt::format("={}", spec.value_name);
   }
@@ -79,12 +78,11 @@ std::string OptionText(const FlagSpec& spec,
 
 // Where the descriptions of a test's help screen start: two spaces past its
 // widest option column, so that every option line lines up.
-size_t DescriptionColumn(const TestInfo& test,
-                         std::span<const std::string> transports) {
+size_t DescriptionColumn(const TestInfo& test, const Offer& offer) {
   size_t widest = 0;
   for (const FlagSpec* spec : AllFlags()) {
     if (spec->group != Group::kUnsupported && InScope(spec->scope, test)) {
-      widest = std::max(widest, OptionText(*spec, transports).size());
+      widest = std::max(widest, OptionText(*spec, offer).size());
     }
   }
   return widest + 2;
@@ -92,13 +90,12 @@ size_t DescriptionColumn(const TestInfo& test,
 
 // One option line: "  -s, --size=<size>  Size of ... (default 2)", the
 // description padded to start at `column`.
-// REQUIRES: column >= OptionText(spec, transports).size() + 2.
-std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults,
-                     std::span<const std::string> transports, size_t column) {
-  std::string line = OptionText(spec, transports);
+// REQUIRES: column >= OptionText(spec, offer).size() + 2.
+std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults, const Offer& offer,
+                     size_t column) {
+  std::string line = OptionText(spec, offer);
   line.append(column - line.size(), ' ');
-  line += LongName(spec) == "transport" ? TransportHelp(spec, transports)
-                                        : spec.help;
+  line += LongName(spec) == "transport" ? TransportHelp(spec, offer) : spec.help;
   if (spec.default_text != nullptr) {
     line += fmt::format(" (default {})", spec.default_text(defaults));
   }
@@ -106,13 +103,12 @@ std::string FlagLine(const FlagSpec& spec, const bench::BenchParams& defaults,
   return line;
 }
 
-std::string GroupLines(const TestInfo& test, Group group,
-                       std::span<const std::string> transports, size_t column) {
+std::string GroupLines(const TestInfo& test, Group group, const Offer& offer, size_t column) {
   const bench::BenchParams defaults = DefaultParams(test);
   std::string lines;
   for (const FlagSpec* spec : AllFlags()) {
     if (spec->group == group && InScope(spec->scope, test)) {
-      lines += FlagLine(*spec, defaults, transports, column);
+      lines += FlagLine(*spec, defaults, offer, column);
     }
   }
   return lines;
@@ -132,7 +128,12 @@ std::string UnsupportedList(const TestInfo& test) {
 
 }  // namespace
 
-std::string TopLevelHelp(std::span<const std::string> transports) {
+std::string TopLevelHelp(std::span<const std::string> transports,
+                         std::string_view perftest_transport) {
+  const std::string wires =
+      perftest_transport.empty()
+          ? std::string("xfer's wire protocol")
+          : fmt::format("perftest's wire protocol on {}, xfer's on all", perftest_transport);
   std::string text = fmt::format(
       "Usage:\n"
       "  xfer <test> [options]             start a server and wait for "
@@ -153,10 +154,10 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
       "  xfer --version                    xfer's version and the perftest versions it "
       "follows\n"
       "\n"
-      "A perftest-compatible benchmark for libxfer (transports: {}).\n"
+      "A perftest-compatible benchmark for libxfer (transports: {}; {}).\n"
       "\n"
       "Tests:\n",
-      JoinTransports(transports, ", "));
+      JoinTransports(transports, ", "), wires);
   for (const TestInfo& test : AllTests()) {
     text += fmt::format("  {:<10} {} (perftest ib_{})\n", test.name,
                         test.summary, test.name);
@@ -164,8 +165,9 @@ std::string TopLevelHelp(std::span<const std::string> transports) {
   return text;
 }
 
-std::string TestHelp(const TestInfo& test,
-                     std::span<const std::string> transports) {
+std::string TestHelp(const TestInfo& test, std::span<const std::string> transports,
+                     std::string_view perftest_transport) {
+  const Offer offer{transports, perftest_transport};
   std::string text = fmt::format(
       "Usage:\n"
       "  xfer {0} [options]             start a server and wait for "
@@ -175,18 +177,18 @@ std::string TestHelp(const TestInfo& test,
       test.name);
   if (test.verb == bench::Verb::kAtomic) {
     text += fmt::format(
-        "\n{} runs on RDMA verbs only (--transport verbs); the message size "
+        "\n{} runs on RDMA verbs only, on perftest's wire (--wire perftest); the message size "
         "is fixed at 8 bytes.\n",
         test.name);
   }
-  const size_t column = DescriptionColumn(test, transports);
+  const size_t column = DescriptionColumn(test, offer);
   text += "\nOptions:\n";
-  text += GroupLines(test, Group::kPerftest, transports, column);
+  text += GroupLines(test, Group::kPerftest, offer, column);
   text += "\nxfer options:\n";
-  text += GroupLines(test, Group::kXfer, transports, column);
+  text += GroupLines(test, Group::kXfer, offer, column);
   text += '\n';
-  text += VerbsHeading(transports);
-  text += GroupLines(test, Group::kVerbs, transports, column);
+  text += VerbsHeading(offer);
+  text += GroupLines(test, Group::kVerbs, offer, column);
   text +=
       "\nperftest options not supported yet:" + UnsupportedList(test) + "\n";
   return text;

@@ -221,6 +221,7 @@ int RunCompare(const xfer::cli::CompareRequest& request) {
 int RunCommand(int argc, char** argv) {
   xfer::cli::ParserConfig config;
   config.transports = xfer::BuiltinTransports();
+  config.perftest_transport = xfer::launch::PerftestTransport();
   config.host_has_rdma_device = [] {
 #if XFER_WITH_VERBS
     auto devices = xfer::verbs::ListDevices();

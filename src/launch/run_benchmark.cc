@@ -38,30 +38,28 @@ Result<BenchRoles> VerbsStack(const BenchParams& params) {
 
 }  // namespace
 
+std::string PerftestTransport() {
+#if XFER_WITH_VERBS
+  return std::string(perftest::kTransport);
+#else
+  return "";
+#endif
+}
+
 Result<BenchRoles> ChooseStack(const BenchParams& params, BenchObserver& observer) {
 #if XFER_WITH_VERBS
-  // perftest's wire protocol has no place for a secret: an authenticated
-  // run is the engine's, whose handshake carries it (over its own verbs
-  // transport where that is the one chosen). A stock perftest peer cannot
-  // take part in it.
-  if (!params.secret.empty()) {
-    if (params.transport == "verbs" || (params.transport.empty() && HostHasRdmaDevice())) {
-      observer.OnNotice(
-          "--secret-file: running on the engine's authenticated handshake, not perftest's wire "
-          "protocol (which has no place for a secret); a stock perftest peer cannot join");
-    }
-    return EngineStack();
-  }
-  if (params.transport == "verbs") return VerbsStack(params);
-  if (params.transport.empty()) {
-    if (HostHasRdmaDevice()) return VerbsStack(params);
+  const bool decided = params.wire.has_value();
+  const bench::Wire wire =
+      decided ? *params.wire : (HostHasRdmaDevice() ? bench::Wire::kPerftest : bench::Wire::kXfer);
+  if (wire == bench::Wire::kPerftest) return VerbsStack(params);
+  if (!decided) {
     for (const std::string& typed : params.verbs.typed) {
       observer.OnNotice(fmt::format("{}: RDMA verbs flag; no RDMA device on this host, ignored",
                                     typed));
     }
   }
 #else
-  // The parser has refused the tests and flags only verbs runs.
+  // The parser has refused --wire perftest and the tests only it runs.
   (void)params;
   (void)observer;
 #endif

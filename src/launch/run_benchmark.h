@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <optional>
+#include <string>
 
 #include "bench/bench_params.h"
 #include "bench/observer.h"
@@ -16,14 +17,16 @@
 
 namespace xfer::launch {
 
-// The stack for `params`: a secret (--secret-file) always picks the
-// engine, which authenticates its peers; transport "verbs" picks
-// perftest's verbs tests;
-// "" picks them when this host has an RDMA device and otherwise the
-// engine, noting to `observer` each verbs flag it then ignores; any other
-// name picks the engine. Errors: kNotSupported for what the chosen stack
-// cannot run (CUDA memory on the verbs tests). A build without verbs always
-// picks the engine.
+// The transport perftest's wire runs on ("verbs"), or "" in a build
+// without it: what the CLI offers as --wire perftest (cli/flags.h).
+std::string PerftestTransport();
+
+// The stack for `params`, by its wire: kPerftest picks perftest's verbs
+// tests, kXfer the engine; a wire still undecided (params.wire nullopt)
+// picks perftest's on a host with an RDMA device and otherwise the engine,
+// noting to `observer` each verbs flag it then ignores. Errors:
+// kNotSupported for what the chosen stack cannot run (CUDA memory on the
+// perftest wire). A build without verbs always picks the engine.
 Result<BenchRoles> ChooseStack(const BenchParams& params, BenchObserver& observer);
 
 // A benchmark ready to start in the role params.role names: its stack
@@ -55,9 +58,9 @@ class PreparedBenchmark {
 };
 
 // Prepare, then Run with nothing that stops it early.
-// REQUIRES: a test only verbs runs (atomic, send_bw -b) has transport
-// "verbs", or "" on a host with an RDMA device; the CLI refuses the rest
-// before anything starts (cli/flags.h).
+// REQUIRES: a test only perftest's wire runs (atomic, send_bw -b) has wire
+// kPerftest, or none on a host with an RDMA device; the CLI refuses the
+// rest before anything starts (cli/flags.h).
 Status RunBenchmark(const BenchParams& params, BenchObserver& observer);
 
 }  // namespace xfer::launch

@@ -6,6 +6,7 @@
 #define XFER_PERFTEST_VERBS_BENCHMARK_H_
 
 #include <atomic>
+#include <string_view>
 
 #include "bench/bench_params.h"
 #include "bench/observer.h"
@@ -13,6 +14,9 @@
 #include "xfer/status.h"
 
 namespace xfer::perftest {
+
+// The one transport perftest's wire protocol and tests run on.
+inline constexpr std::string_view kTransport = "verbs";
 
 // The client: connects to params.server_host:params.port and runs. Once
 // `stop` is raised the run ends before its next size

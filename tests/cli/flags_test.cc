@@ -157,6 +157,7 @@ TEST(FlagsTest, AllSizesSweepsTwoToEightMiB) {
 TEST(FlagsTest, TransportListComesFromConfig) {
   ParserConfig config;
   config.transports = {"tcp", "verbs"};
+  config.perftest_transport = "verbs";
   EXPECT_EQ(ParseRun("write_bw --transport verbs h", config).transport,
             "verbs");
   Result<ParsedCommand> shm = Parse("write_bw --transport shm h", config);

@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -49,6 +54,20 @@ inline bool HasNoteContaining(const bench::BenchParams& params,
     if (note.find(part) != std::string::npos) return true;
   }
   return false;
+}
+
+// A valid secret file (mode 600, 32 bytes) for --secret-file, written once
+// per process under $TMPDIR.
+inline std::string SecretFile() {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/xfer-cli-secret-" +
+                           std::to_string(::getpid());
+  static const bool written = [&path] {
+    std::ofstream(path) << "0123456789abcdef0123456789abcdef\n";
+    return ::chmod(path.c_str(), 0600) == 0;
+  }();
+  EXPECT_TRUE(written) << path;
+  return path;
 }
 
 }  // namespace xfer::cli::testing_util

@@ -23,6 +23,7 @@ using testing_util::ParseRun;
 ParserConfig WithVerbs() {
   ParserConfig config;
   config.transports = {"shm", "tcp", "verbs"};
+  config.perftest_transport = "verbs";
   return config;
 }
 
@@ -261,6 +262,74 @@ TEST(TransportRule, RunsThatNeedVerbsParseOnAHostWithRdma) {
   EXPECT_EQ(ParseRun("atomic_bw --loopback", config).transport, "verbs");
   EXPECT_TRUE(ParseRun("send_bw -b --loopback", config).bidirectional);
   EXPECT_EQ(ParseRun("write_bw -d rxe0 h", config).transport, "verbs");
+}
+
+// ---------------------------------------------------------------------------
+// The wire (issue 28, item 1): perftest's wire protocol is chosen by its own
+// option, and --transport names a transport only.
+
+std::optional<bench::Wire> WireOf(const std::string& command, const ParserConfig& config) {
+  return ParseRun(command, config).wire;
+}
+
+TEST(WireRule, ATransportDecidesTheWireUnlessGiven) {
+  EXPECT_EQ(WireOf("write_bw --transport verbs h", WithVerbs()), bench::Wire::kPerftest);
+  EXPECT_EQ(WireOf("write_bw --transport tcp h", WithVerbs()), bench::Wire::kXfer);
+  EXPECT_EQ(WireOf("write_bw h", WithVerbs()), std::nullopt);  // decided at run time
+  EXPECT_EQ(WireOf("write_bw -d rxe0 h", WithVerbs()), bench::Wire::kPerftest);
+  EXPECT_EQ(WireOf("atomic_bw h", WithVerbs()), bench::Wire::kPerftest);
+  EXPECT_EQ(WireOf("write_bw h", {}), std::nullopt);
+  EXPECT_EQ(WireOf("write_bw --transport shm h", {}), bench::Wire::kXfer);
+}
+
+TEST(WireRule, WireXferRunsTheEnginesVerbsTransport) {
+  const bench::BenchParams p = ParseRun("write_bw --wire xfer --transport verbs -d rxe0 h", WithVerbs());
+  EXPECT_EQ(p.wire, bench::Wire::kXfer);
+  EXPECT_EQ(p.transport, "verbs");
+  EXPECT_EQ(p.verbs.device, "rxe0");
+  EXPECT_TRUE(p.notes.empty());
+  // Without --transport, --wire xfer lets the engine choose, verbs flags or not.
+  const bench::BenchParams chosen = ParseRun("write_bw --wire xfer -d rxe0 h", WithVerbs());
+  EXPECT_EQ(chosen.wire, bench::Wire::kXfer);
+  EXPECT_EQ(chosen.transport, "");
+}
+
+TEST(WireRule, WirePerftestTakesItsTransportAndNothingElse) {
+  const bench::BenchParams p = ParseRun("write_bw --wire perftest h", WithVerbs());
+  EXPECT_EQ(p.wire, bench::Wire::kPerftest);
+  EXPECT_EQ(p.transport, "verbs");
+  EXPECT_EQ(ErrorOf("write_bw --wire perftest --transport tcp h", WithVerbs()),
+            "--wire perftest runs on --transport verbs only, not tcp");
+  EXPECT_EQ(ErrorOf("write_bw --wire perftest h", {}),
+            "--wire perftest: this xfer is built without RDMA verbs, the one transport "
+            "perftest's wire protocol runs on");
+  EXPECT_EQ(ErrorOf("write_bw --wire ib h", WithVerbs()), "--wire: 'ib' is neither perftest nor xfer");
+}
+
+TEST(WireRule, OnlyPerftestsWireRunsAtomicsAndBidirectionalSend) {
+  EXPECT_EQ(ErrorOf("atomic_bw --wire xfer h", WithVerbs()),
+            "--wire xfer: atomic_bw runs on perftest's wire only (--wire perftest)");
+  EXPECT_EQ(ErrorOf("atomic_lat --wire xfer --transport verbs h", WithVerbs()),
+            "--wire xfer: atomic_lat runs on perftest's wire only (--wire perftest)");
+  EXPECT_TRUE(Contains(ErrorOf("send_bw -b --wire xfer h", WithVerbs()),
+                       "send_bw runs bidirectional on RDMA verbs only; --wire xfer does not "
+                       "support it yet"));
+  EXPECT_EQ(ParseRun("send_bw -b --wire perftest h", WithVerbs()).wire, bench::Wire::kPerftest);
+}
+
+TEST(WireRule, ASecretImpliesXfersWireAndPerftestsRefusesIt) {
+  const std::string secret = testing_util::SecretFile();
+  const bench::BenchParams verbs =
+      ParseRun("write_bw --transport verbs --secret-file " + secret + " h", WithVerbs());
+  EXPECT_EQ(verbs.wire, bench::Wire::kXfer);
+  EXPECT_EQ(verbs.transport, "verbs");
+  EXPECT_TRUE(HasNoteContaining(verbs, "--secret-file: runs on xfer's wire protocol (--wire xfer)"));
+  const bench::BenchParams tcp =
+      ParseRun("write_bw --transport tcp --secret-file " + secret + " h", WithVerbs());
+  EXPECT_EQ(tcp.wire, bench::Wire::kXfer);
+  EXPECT_TRUE(tcp.notes.empty());
+  EXPECT_EQ(ErrorOf("write_bw --wire perftest --secret-file " + secret + " h", WithVerbs()),
+            "--secret-file: perftest's wire protocol has no place for a secret; use --wire xfer");
 }
 
 // ---------------------------------------------------------------------------

@@ -33,16 +33,19 @@ bool IsEngineStack(const BenchRoles& roles) {
   return client != nullptr && *client == &bench::RunClient;
 }
 
-TEST(ChooseStack, ANamedEngineTransportRunsTheEngineWhateverTheHostHas) {
-  for (const char* transport : {"shm", "tcp"}) {
+// The wire picks the stack, not the transport's name (issue 28, item 1):
+// xfer's wire runs the engine on every transport, its verbs one included.
+TEST(ChooseStack, XfersWireRunsTheEngineWhateverTheTransportAndTheHost) {
+  for (const char* transport : {"shm", "tcp", "verbs", ""}) {
     BenchParams params;
     params.transport = transport;
+    params.wire = bench::Wire::kXfer;
     params.verbs.typed = {"-d mlx5_0"};
     NoticeRecorder observer;
     auto roles = ChooseStack(params, observer);
     ASSERT_TRUE(roles.ok()) << roles.status().ToString();
     EXPECT_TRUE(IsEngineStack(*roles)) << transport;
-    EXPECT_TRUE(observer.notices.empty());  // the CLI notes ignored flags for a named transport
+    EXPECT_TRUE(observer.notices.empty());  // the CLI notes flags a decided wire ignores
   }
 }
 
@@ -62,10 +65,10 @@ TEST(ChooseStack, NoTransportWithoutAnRdmaDeviceRunsTheEngineAndNotesIgnoredVerb
   }
 }
 
-TEST(ChooseStack, VerbsRunsPerftestsStackAndRefusesDeviceMemory) {
+TEST(ChooseStack, PerftestsWireRunsPerftestsStackAndRefusesDeviceMemory) {
   if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
   BenchParams params;
-  params.transport = "verbs";
+  params.wire = bench::Wire::kPerftest;
   NoticeRecorder observer;
   auto roles = ChooseStack(params, observer);
   ASSERT_TRUE(roles.ok()) << roles.status().ToString();

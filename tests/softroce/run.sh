@@ -372,6 +372,16 @@ PY
   else
     fail "matrix: the target's log"; tail -5 "$log/m.out"
   fi
+  # --wire xfer on verbs: xfer's protocol over libxfer's verbs transport,
+  # the stack a --secret-file run gets (issue 28: the wire is its own flag).
+  begin
+  if timeout 120 "$xfer" write_bw --loopback --wire xfer --transport verbs -d rxe0 -x 1 -n 200 \
+       --timeout "$timeout_s" >"$log/w.out" 2>&1 &&
+     grep -q 'Transport       : verbs' "$log/w.out" && [[ -n $(last_row_key "$log/w.out") ]]; then
+    pass "write_bw --wire xfer --transport verbs runs the engine's verbs transport"
+  else
+    fail "write_bw --wire xfer --transport verbs"; tail -20 "$log/w.out"
+  fi
   begin
   if timeout 300 "$xfer" matrix --loopback -d rxe0 -x 1 --transfer_size 1M --block_sizes 64K \
        --loops 2 --quiet --timeout "$timeout_s" >"$log/l.out" 2>&1 &&
