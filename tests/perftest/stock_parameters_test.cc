@@ -70,6 +70,7 @@ bench::BenchParams Parse(const std::string& command_line) {
   for (const auto& word : words) argv.push_back(word.c_str());
   cli::ParserConfig config;
   config.transports = {"shm", "tcp", "verbs"};
+  config.perftest_transport = "verbs";
   auto parsed = cli::ParseCommandLine(static_cast<int>(argv.size()), argv.data(), config);
   EXPECT_TRUE(parsed.ok()) << command_line << ": " << parsed.status().message();
   return parsed.ok() ? parsed->params : bench::BenchParams{};
