@@ -102,7 +102,7 @@ TEST(HelpTest, HelpWinsOverOtherProblemsOnTheLine) {
 }
 
 // Issue 9, defect 9: one statement of what each perftest version number
-// means, in `xfer --version` and, word for word, in the README.
+// means, in `xfer --version` and, word for word, in docs/cli.md.
 TEST(HelpTest, VersionSaysWhatEachPerftestVersionMeans) {
 #if XFER_WITH_VERBS
   const std::string compatibility =
@@ -127,12 +127,12 @@ TEST(HelpTest, VersionSaysWhatEachPerftestVersionMeans) {
                   CudaSupport() + "\n")
         << command;
   }
-#if XFER_WITH_VERBS  // the README shows the full build's
-  std::ifstream readme(XFER_SOURCE_DIR "/README.md");
-  ASSERT_TRUE(readme.good()) << XFER_SOURCE_DIR "/README.md";
+#if XFER_WITH_VERBS  // docs/cli.md shows the full build's
+  std::ifstream page(XFER_SOURCE_DIR "/docs/cli.md");
+  ASSERT_TRUE(page.good()) << XFER_SOURCE_DIR "/docs/cli.md";
   std::stringstream text;
-  text << readme.rdbuf();
-  EXPECT_TRUE(Contains(text.str(), "\n" + compatibility)) << "README.md does not quote\n"
+  text << page.rdbuf();
+  EXPECT_TRUE(Contains(text.str(), "\n" + compatibility)) << "docs/cli.md does not quote\n"
                                                           << compatibility;
 #endif
 }
