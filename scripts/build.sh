@@ -22,7 +22,7 @@ case "$flavour" in
   # ThreadSanitizer: only what the "tsan" ctest label runs (tests/CMakeLists.txt).
   tsan)    extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "$sanitizer_flags" -DXFER_TSAN=ON
                   -DXFER_BUILD_BENCHMARKS=OFF)
-           targets=(transport_shm_tests transport_tcp_tests
+           targets=(common_tests transport_shm_tests transport_tcp_tests
                     conformance_tests core_tests bench_tests launch_tests bench_matrix_tests
                     xfer_cli) ;;
   *) echo "usage: $0 release|asan|noverbs|tsan" >&2; exit 2 ;;
