@@ -54,6 +54,16 @@ struct Capabilities {
   // reads it until the request completes.
   uint64_t max_inline_bytes = 0;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
+  // The code a transfer into a region the peer has revoked ends with:
+  // kOutOfRange where the transport checks the peer's region table itself
+  // (shm, tcp), kPermissionDenied where the peer's NIC refuses the stale
+  // key (verbs: IBV_WC_REM_ACCESS_ERR).
+  StatusCode revoked_region_code = StatusCode::kOutOfRange;
+  // Whether a request the peer refuses (a revoked region, a range its NIC
+  // denies) leaves the connection failed, so that every later request on
+  // it fails with kConnectionLost: true on verbs, whose queue pair enters
+  // the error state; shm and tcp refuse the one request and carry on.
+  bool refusal_fails_connection = false;
   // Preference among transports both peers allow; higher wins when the
   // caller forces none (shm beats tcp on one host).
   int preference = 0;

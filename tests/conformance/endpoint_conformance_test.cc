@@ -253,15 +253,41 @@ TEST_P(EndpointConformanceTest, AReadOnlyRegionRefusesWritesUntouched) {
 
 // Engine::DeregisterMemory's order: out of the table, then Revoke; from
 // then on the peer neither writes nor reads the region.
+// The code is the transport's promise (Capabilities::revoked_region_code),
+// and so is what the refusal does to the connection
+// (refusal_fails_connection): the next request either meets the same
+// refusal or the failed connection.
 TEST_P(EndpointConformanceTest, ARevokedRegionIsNeitherWrittenNorRead) {
+  const Capabilities caps = initiator_transport_->capabilities();
   std::memset(Bytes(remote_), 0x77, kRegion);
   pair_.target_memory.Withdraw(remote_.id);
   ASSERT_TRUE(pair_.target->Revoke(remote_, Deadline::After(kWait)).ok());
   FillPattern(Bytes(local_), 4096, 42);
   const TransferEntry entry{Bytes(local_), Addr(Bytes(remote_)), 4096};
-  EXPECT_FALSE(Write(entry).ok());
-  EXPECT_FALSE(Read(entry).ok());
+  const Status wrote = Write(entry);
+  EXPECT_EQ(wrote.code(), caps.revoked_region_code) << wrote.ToString();
+  const Status read = Read(entry);
+  EXPECT_EQ(read.code(), caps.refusal_fails_connection ? StatusCode::kConnectionLost
+                                                       : caps.revoked_region_code)
+      << read.ToString();
   EXPECT_TRUE(AllBytesAre(Bytes(remote_), kRegion, 0x77));
+}
+
+// Capabilities::max_inline_bytes: a post of at most that many bytes has
+// read its source when Post returns, so overwriting the source at once
+// changes nothing that lands.
+TEST_P(EndpointConformanceTest, AnInlinePostHasReadItsSourceWhenItReturns) {
+  const Capabilities caps = initiator_transport_->capabilities();
+  if (caps.max_inline_bytes == 0) GTEST_SKIP() << GetParam() << " reads sources until completion";
+  const size_t size = static_cast<size_t>(std::min<uint64_t>(caps.max_inline_bytes, 256 * 1024));
+  FillPattern(Bytes(local_), size, 44);
+  std::memset(Bytes(remote_), 0, size);
+  const TransferEntry entry{Bytes(local_), Addr(Bytes(remote_)), size};
+  TransferRequest request;
+  ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, request, 0).ok());
+  std::memset(Bytes(local_), 0xbd, size);  // the caller reuses its buffer at once
+  ASSERT_TRUE(request.Wait(kWait).ok()) << request.Test().ToString();
+  EXPECT_EQ(FirstPatternMismatch(Bytes(remote_), size, 44), size);
 }
 
 TEST_P(EndpointConformanceTest, APeerThatClosesFailsPostsWithConnectionLostInTime) {

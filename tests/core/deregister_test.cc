@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
 
@@ -45,12 +46,14 @@ bool AllBytesAre(const std::vector<uint8_t>& bytes, uint8_t value) {
   return true;
 }
 
-// The status a transfer into a deregistered region ends with: kOutOfRange
-// where the transport checks the region table (shm, tcp); on verbs the
-// target's NIC refuses the stale key, which completes the request with
-// kPermissionDenied (IBV_WC_REM_ACCESS_ERR).
+// The status a transfer into a deregistered region ends with, and whether
+// that refusal fails the connection: the transport's promise
+// (transport.h, Capabilities), never inferred from its name.
 StatusCode RevokedCode(const std::string& transport) {
-  return transport == "verbs" ? StatusCode::kPermissionDenied : StatusCode::kOutOfRange;
+  return testing::CapabilitiesOf(transport).revoked_region_code;
+}
+bool RefusalFailsConnection(const std::string& transport) {
+  return testing::CapabilitiesOf(transport).refusal_fails_connection;
 }
 
 class DeregisterTest : public ::testing::TestWithParam<std::string> {
@@ -107,13 +110,12 @@ TEST_P(DeregisterTest, TransfersIntoDeregisteredCallerMemoryFailAndLeaveItUntouc
   Status write = Transfer(OpCode::kWrite, remote, kDeregisterRegion);
   EXPECT_EQ(write.code(), RevokedCode(GetParam())) << write.ToString();
   EXPECT_TRUE(AllBytesAre(buffer, kTargetFill)) << "a refused WRITE changed the owner's memory";
-  // A failed verbs request puts its queue pair in the error state, after
-  // which the READ fails too, as a flushed request; either way it fails.
+  // Where the refusal fails the connection (a verbs queue pair in the error
+  // state), the READ meets the failed connection; elsewhere the same refusal.
   Status read = Transfer(OpCode::kRead, remote, kDeregisterRegion);
-  EXPECT_FALSE(read.ok());
-  if (GetParam() != "verbs") {
-    EXPECT_EQ(read.code(), StatusCode::kOutOfRange) << read.ToString();
-  }
+  EXPECT_EQ(read.code(), RefusalFailsConnection(GetParam()) ? StatusCode::kConnectionLost
+                                                            : StatusCode::kOutOfRange)
+      << read.ToString();
   std::vector<uint8_t> local(static_cast<uint8_t*>(local_.address),
                              static_cast<uint8_t*>(local_.address) + kDeregisterRegion);
   EXPECT_TRUE(AllBytesAre(local, kInitiatorFill)) << "a refused READ delivered bytes";
@@ -134,8 +136,8 @@ TEST_P(DeregisterTest, TransfersIntoDeregisteredEngineMemoryFail) {
 }
 
 TEST_P(DeregisterTest, OtherRegionsKeepWorkingAfterADeregistration) {
-  if (GetParam() == "verbs") {
-    GTEST_SKIP() << "a refused verbs request leaves its queue pair in the error state";
+  if (RefusalFailsConnection(GetParam())) {
+    GTEST_SKIP() << GetParam() << ": a refused request fails the connection (capability)";
   }
   std::vector<uint8_t> gone(kDeregisterRegion, kTargetFill);
   std::vector<uint8_t> kept(kDeregisterRegion, kTargetFill);
@@ -146,7 +148,7 @@ TEST_P(DeregisterTest, OtherRegionsKeepWorkingAfterADeregistration) {
   ASSERT_TRUE(target_->DeregisterMemory(*gone_region).ok());
 
   EXPECT_EQ(Transfer(OpCode::kWrite, reinterpret_cast<uint64_t>(gone.data()), 4096).code(),
-            StatusCode::kOutOfRange);
+            RevokedCode(GetParam()));
   EXPECT_TRUE(Transfer(OpCode::kWrite, reinterpret_cast<uint64_t>(kept.data()), 4096).ok());
   EXPECT_EQ(kept[0], kInitiatorFill);
   EXPECT_TRUE(AllBytesAre(gone, kTargetFill));

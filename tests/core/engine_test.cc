@@ -132,6 +132,30 @@ TEST_P(EngineTest, WriteBatchLandsByteForByteAndReadsBack) {
   EXPECT_EQ(std::memcmp(local(), expected.data(), kEngineRegion), 0);
 }
 
+// PeerInfo::max_entries_per_post (the transport's capability): a longer
+// batch is refused whole, before any byte moves, and the connection goes on.
+TEST_P(EngineTest, ABatchLongerThanOnePostTakesIsRefusedBeforeAnyByteMoves) {
+  TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteReadWrite, 0);
+  Connect(target);
+  auto info = engine_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  const uint64_t longest = info->max_entries_per_post;
+  if (longest >= kEngineRegion) {
+    GTEST_SKIP() << GetParam() << " takes batches of up to " << longest << " entries";
+  }
+  const uint64_t remote = target.region().address;
+  const uint64_t before = target.Ask(ChildCommand::kHash);
+  std::memset(local(), 0x5c, kEngineRegion);
+  std::vector<TransferEntry> batch;
+  for (uint64_t i = 0; i <= longest; ++i) batch.push_back({local() + i, remote + i, 1});
+  const Status refused = engine_->Transfer(peer_, OpCode::kWrite, batch, 5s);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.ToString();
+  EXPECT_EQ(target.Ask(ChildCommand::kHash), before) << "a refused batch wrote";
+  batch.resize(4);
+  EXPECT_TRUE(engine_->Transfer(peer_, OpCode::kWrite, batch, 5s).ok());
+  EXPECT_NE(target.Ask(ChildCommand::kHash), before);
+}
+
 TEST_P(EngineTest, AsyncRequestsOnSeveralStreamsComplete) {
   TargetProcess target({GetParam()}, kEngineRegion, Access::kRemoteReadWrite, 0);
   Connect(target);

@@ -28,6 +28,9 @@ Capabilities VerbsTransport::capabilities() const {
   // At least one WR per entry, all on one QP when the entries are short.
   caps.max_entries_per_post = options_.send_backlog;
   caps.max_inline_bytes = 0;  // the NIC reads the source until completion
+  // The target's NIC checks the key; a refused WR moves the QP to error.
+  caps.revoked_region_code = StatusCode::kPermissionDenied;
+  caps.refusal_fails_connection = true;
   return caps;
 }
 

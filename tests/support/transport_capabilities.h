@@ -1,0 +1,32 @@
+// What a transport promises (transport.h, Capabilities), read from the
+// transport itself, so that tests that differ by transport differ by
+// capability, never by name.
+#ifndef XFER_TESTS_SUPPORT_TRANSPORT_CAPABILITIES_H_
+#define XFER_TESTS_SUPPORT_TRANSPORT_CAPABILITIES_H_
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/verbs_test_env.h"
+#include "transport/transport_registry.h"
+
+namespace xfer::testing {
+
+// The capabilities of the built-in transport `name`, created with the test
+// environment's settings. Fails the test (and returns the defaults) when
+// the build has no such transport.
+inline transport::Capabilities CapabilitiesOf(const std::string& name) {
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  const transport::TransportEntry* entry = registry.Find(name);
+  EXPECT_NE(entry, nullptr) << name << " is not built in";
+  if (entry == nullptr) return {};
+  auto created = entry->create(TestTransportOptions(name, true));
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  return created.ok() ? (*created)->capabilities() : transport::Capabilities{};
+}
+
+}  // namespace xfer::testing
+
+#endif  // XFER_TESTS_SUPPORT_TRANSPORT_CAPABILITIES_H_
