@@ -47,10 +47,17 @@ std::vector<uint64_t> SizesFor(const BenchParams& params, const VerbsSession& se
 
 std::vector<uint64_t> SizesFor(const Run& run) { return SizesFor(run.params, run.session); }
 
-// OK unless the run was interrupted before sizes[done]. A stock perftest
-// peer has no Abort message: it learns from the closed connection.
-Status CheckInterrupted(const Run& run, size_t done, size_t total) {
-  return bench::CheckInterrupted(run.stop, done, total);
+// Runs `step(size)` for each of `sizes` in order; once the run is
+// interrupted it stops before the next size (bench/interruption.h). A
+// stock perftest peer has no Abort message: it learns from the closed
+// connection.
+template <typename Step>
+Status ForEachSize(const Run& run, const std::vector<uint64_t>& sizes, Step&& step) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    XFER_RETURN_IF_ERROR(bench::CheckInterrupted(run.stop, i, sizes.size()));
+    XFER_RETURN_IF_ERROR(step(sizes[i]));
+  }
+  return Status::Ok();
 }
 
 TrafficConfig ConfigFor(const Run& run, uint64_t size) {
@@ -134,9 +141,7 @@ Status OneSidedBandwidth(const Run& run) {
   Start(run);
   const std::vector<uint64_t> sizes = SizesFor(run);
   if (run.params.bidirectional) {
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
-      const uint64_t size = sizes[i];
+    const Status swept = ForEachSize(run, sizes, [&](uint64_t size) -> Status {
       XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
       XFER_RETURN_IF_ERROR(WarmUpIfAsked(run, size));
       auto local = RunBandwidthSender(s, ConfigFor(run, size));
@@ -147,7 +152,9 @@ Status OneSidedBandwidth(const Run& run) {
       XFER_RETURN_IF_ERROR(CheckSameRun(*local, *remote));
       run.observer.OnPeerBandwidth(*remote);
       run.observer.OnBandwidth(Sum(*local, *remote));
-    }
+      return Status::Ok();
+    });
+    if (!swept.ok()) return swept;
     return s.Close();
   }
   if (run.server) {
@@ -160,15 +167,15 @@ Status OneSidedBandwidth(const Run& run) {
     return s.Close();
   }
   bench::BwResult last;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
-    const uint64_t size = sizes[i];
+  const Status swept = ForEachSize(run, sizes, [&](uint64_t size) -> Status {
     XFER_RETURN_IF_ERROR(WarmUpIfAsked(run, size));
     auto local = RunBandwidthSender(s, ConfigFor(run, size));
     if (!local.ok()) return local.status();
     run.observer.OnBandwidth(*local);
     last = *local;
-  }
+    return Status::Ok();
+  });
+  if (!swept.ok()) return swept;
   XFER_RETURN_IF_ERROR(s.Barrier("end-of-run"));
   auto remote = s.ExchangeBwReport(last, false);
   if (!remote.ok()) return remote.status();
@@ -186,10 +193,8 @@ Status SendBandwidth(const Run& run) {
   XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
   XFER_RETURN_IF_ERROR(s.BarrierEachQp());
   Start(run);
-  const std::vector<uint64_t> sizes = SizesFor(run);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
-    TrafficConfig config = ConfigFor(run, sizes[i]);
+  const Status swept = ForEachSize(run, SizesFor(run), [&](uint64_t size) -> Status {
+    TrafficConfig config = ConfigFor(run, size);
     config.receive_too = duplex;
     if (run.server || duplex) XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
     XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
@@ -205,8 +210,9 @@ Status SendBandwidth(const Run& run) {
     } else {
       run.observer.OnBandwidth(*result);
     }
-    if (run.params.all_sizes) XFER_RETURN_IF_ERROR(s.Barrier("post-run"));
-  }
+    return run.params.all_sizes ? s.Barrier("post-run") : Status::Ok();
+  });
+  if (!swept.ok()) return swept;
   return s.Close();
 }
 
@@ -225,14 +231,11 @@ Status WriteLatency(const Run& run) {
   VerbsSession& s = run.session;
   XFER_RETURN_IF_ERROR(ConnectOneSidedLatency(s));
   Start(run);
-  const std::vector<uint64_t> sizes = SizesFor(run);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
-    auto stamps = RunWriteLatency(s, ConfigFor(run, sizes[i]));
+  return ForEachSize(run, SizesFor(run), [&](uint64_t size) -> Status {
+    auto stamps = RunWriteLatency(s, ConfigFor(run, size));
     if (!stamps.ok()) return stamps.status();
-    XFER_RETURN_IF_ERROR(ReportLatency(run, sizes[i], *stamps));
-  }
-  return Status::Ok();
+    return ReportLatency(run, size, *stamps);
+  });
 }
 
 // ib_send_lat.
@@ -243,17 +246,15 @@ Status SendLatency(const Run& run) {
   XFER_RETURN_IF_ERROR(s.Barrier("post-RTR"));
   XFER_RETURN_IF_ERROR(s.BarrierEachQp());
   Start(run);
-  const std::vector<uint64_t> sizes = SizesFor(run);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
-    const uint64_t size = sizes[i];
+  const Status swept = ForEachSize(run, SizesFor(run), [&](uint64_t size) -> Status {
     const TrafficConfig config = ConfigFor(run, size);
     XFER_RETURN_IF_ERROR(PrePostReceives(s, config));
     XFER_RETURN_IF_ERROR(s.Barrier("pre-run"));
     auto stamps = RunSendLatency(s, config);
     if (!stamps.ok()) return stamps.status();
-    XFER_RETURN_IF_ERROR(ReportLatency(run, size, *stamps));
-  }
+    return ReportLatency(run, size, *stamps);
+  });
+  if (!swept.ok()) return swept;
   return s.Close();
 }
 
@@ -264,13 +265,12 @@ Status ReadLatency(const Run& run) {
   XFER_RETURN_IF_ERROR(ConnectOneSidedLatency(s));
   Start(run);
   if (run.server) return s.BarrierAfterPeerRun("close");
-  const std::vector<uint64_t> sizes = SizesFor(run);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    XFER_RETURN_IF_ERROR(CheckInterrupted(run, i, sizes.size()));
-    auto stamps = RunReadLatency(s, ConfigFor(run, sizes[i]));
+  const Status swept = ForEachSize(run, SizesFor(run), [&](uint64_t size) -> Status {
+    auto stamps = RunReadLatency(s, ConfigFor(run, size));
     if (!stamps.ok()) return stamps.status();
-    XFER_RETURN_IF_ERROR(ReportLatency(run, sizes[i], *stamps));
-  }
+    return ReportLatency(run, size, *stamps);
+  });
+  if (!swept.ok()) return swept;
   return s.Close();
 }
 
