@@ -39,23 +39,11 @@ namespace xfer {
 using PeerId = uint64_t;
 
 // One transport's settings as key/value strings, in the manner of NIXL's
-// backend parameters: each transport names, documents and validates its
-// own keys, so this header knows none of them. The keys of the built-in
-// transports:
-//   verbs  device     the RDMA device as ibv_devices names it ("mlx5_0",
-//                     "rxe0"); default: the first device listed
-//          port       the device's port, 1..255, which must be ACTIVE;
-//                     default 1
-//          gid_index  the GID table index (perftest's -x), from 0; default:
-//                     chosen (on RoCE the best GID of the port: IPv4-mapped
-//                     before IPv6, not link-local, RoCE v2 before v1,
-//                     preferring the control connection's address; on
-//                     InfiniBand no GRH)
-//          mtu        the path MTU in bytes, 256|512|1024|2048|4096;
-//                     default: the smaller of both ports' active MTU
-//          send_depth WRs posted and not completed per queue pair,
-//                     1..32768 (capped by the device); default 256
-//   shm, tcp          take no options
+// backend parameters: each transport declares, documents and validates its
+// own keys, so this header knows none of them. BuiltinTransportOptions()
+// lists them with their types, ranges, defaults and docs (today: verbs
+// takes device, port, gid_index, mtu and send_depth; shm and tcp take none;
+// `xfer --help` and docs/libxfer.md print the table).
 using TransportOptions = std::map<std::string, std::string, std::less<>>;
 
 struct EngineOptions {
@@ -134,6 +122,29 @@ struct PeerInfo {
 // EngineOptions::transports and ConnectOptions::transport. Whether one can
 // run on a given host pair is known only by connecting. Thread-safe.
 XFER_API std::vector<std::string> BuiltinTransports();
+
+// One key a built-in transport takes in EngineOptions::transport_options,
+// as the transport declares it.
+struct TransportOptionInfo {
+  std::string transport = {};  // "verbs"
+  std::string key = {};        // "device"
+  // A decimal integer in [min, max] (and one of `choices` when there are
+  // any); otherwise free text.
+  bool integer = false;
+  uint64_t min = 0;
+  uint64_t max = 0;
+  std::vector<uint64_t> choices = {};
+  std::string default_text = {};  // what holds when the key is not set
+  std::string doc = {};           // one line
+  // The flag of xfer's command line that sets it ("-d", as perftest spells
+  // it); empty when none does.
+  std::string flag = {};
+};
+
+// Every option of every built-in transport, transport by transport in
+// BuiltinTransports() order, each transport's in its declared order: what
+// tools derive their flags, keyword arguments and help from. Thread-safe.
+XFER_API std::vector<TransportOptionInfo> BuiltinTransportOptions();
 
 // Thread-safety: all methods may be called concurrently from several threads,
 // except that one TransferRequest must not be submitted twice at once.

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -265,14 +268,63 @@ size_t PythonEngine::Recv(PeerId peer, uint64_t address, uint64_t capacity,
 
 namespace {
 
+// The keyword argument that sets a transport option: "<transport>_<key>",
+// as in verbs_device.
+std::string KeywordOf(const TransportOptionInfo& option) {
+  return option.transport + "_" + option.key;
+}
+
+// One transport option from its keyword argument, checked against the
+// transport's table: TypeError for the wrong type, ValueError outside the
+// range or choices, both naming the keyword.
+std::string TransportOptionFromPython(const TransportOptionInfo& option, py::handle value) {
+  const std::string keyword = KeywordOf(option);
+  if (!option.integer) return TextFromPython(value, keyword);
+  const uint64_t number = UnsignedFromPython(value, keyword, std::numeric_limits<uint64_t>::max());
+  const bool chosen = option.choices.empty() ||
+                      std::find(option.choices.begin(), option.choices.end(), number) !=
+                          option.choices.end();
+  if (number < option.min || number > option.max || !chosen) {
+    throw py::value_error(
+        option.choices.empty()
+            ? fmt::format("{} must be in [{}, {}], got {}", keyword, option.min, option.max,
+                          number)
+            : fmt::format("{} must be one of {}, got {}", keyword, fmt::join(option.choices, ", "),
+                          number));
+  }
+  return std::to_string(number);
+}
+
+// The transports' settings from the keywords Engine() did not name itself:
+// each must be "<transport>_<key>" of a built-in transport's option
+// (xfer.transport_options()); anything else is Python's "unexpected keyword
+// argument" TypeError.
+std::map<std::string, TransportOptions, std::less<>> TransportOptionsFromKeywords(
+    const py::kwargs& keywords) {
+  static const std::vector<TransportOptionInfo> table = BuiltinTransportOptions();
+  std::map<std::string, TransportOptions, std::less<>> options;
+  py::dict unknown;
+  for (const auto& [key, value] : keywords) {
+    const std::string keyword = py::str(key);
+    const auto option = std::find_if(table.begin(), table.end(), [&](const auto& candidate) {
+      return KeywordOf(candidate) == keyword;
+    });
+    if (option == table.end()) {
+      unknown[key] = value;
+      continue;
+    }
+    if (!value.is_none()) {
+      options[option->transport][option->key] = TransportOptionFromPython(*option, value);
+    }
+  }
+  RefuseUnexpectedKeywords("Engine", py::kwargs(std::move(unknown)));
+  return options;
+}
+
 EngineOptions OptionsFromPython(const std::string& name, const std::string& listen,
                                 const std::optional<std::vector<std::string>>& transports,
                                 double connect_timeout, double io_timeout,
-                                const std::string& verbs_device, int verbs_port,
-                                const std::string& secret) {
-  if (verbs_port < 1 || verbs_port > 255) {
-    throw py::value_error(fmt::format("verbs_port must be in [1, 255], got {}", verbs_port));
-  }
+                                const std::string& secret, const py::kwargs& keywords) {
   EngineOptions options;
   options.name = name;
   options.listen_address = listen;
@@ -280,11 +332,24 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   options.connect_timeout = SecondsToMilliseconds(connect_timeout, "connect_timeout");
   options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
   options.secret = secret;
-  TransportOptions verbs;
-  if (!verbs_device.empty()) verbs["device"] = verbs_device;
-  if (verbs_port != 1) verbs["port"] = std::to_string(verbs_port);
-  if (!verbs.empty()) options.transport_options["verbs"] = std::move(verbs);
+  options.transport_options = TransportOptionsFromKeywords(keywords);
   return options;
+}
+
+// The lines of Engine's docstring that list the transport keywords, from
+// the transports' tables.
+std::string TransportKeywordLines() {
+  std::string lines;
+  for (const TransportOptionInfo& option : BuiltinTransportOptions()) {
+    const std::string range =
+        !option.integer ? "str"
+        : option.choices.empty()
+            ? fmt::format("int in [{}, {}]", option.min, option.max)
+            : fmt::format("int, one of {}", fmt::join(option.choices, ", "));
+    lines += fmt::format("  {:<16} {} ({}); default: {}\n", KeywordOf(option), option.doc, range,
+                         option.default_text);
+  }
+  return lines.empty() ? "  (none in this build)\n" : lines;
 }
 
 // write(), read(), write_async(), read_async(): transfer() and submit()
@@ -303,13 +368,12 @@ Request ReadAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries
   return engine.Submit(peer, OpCode::kRead, entries, stream);
 }
 
-constexpr const char* kEngineDoc =
+constexpr const char* kEngineDocHead =
     R"(A libxfer engine: memory registration, peer connections and one-sided
 transfers over shm, tcp or RDMA verbs.
 
 Engine(name="xfer", listen="127.0.0.1:0", transports=None,
-       connect_timeout=5.0, io_timeout=10.0, verbs_device="", verbs_port=1,
-       secret=b"")
+       connect_timeout=5.0, io_timeout=10.0, secret=b"", **transport_options)
 
   name             shown in logs and sent to peers in the handshake
   listen           "host:port" to accept peers on; port 0 picks a free port
@@ -320,17 +384,21 @@ Engine(name="xfer", listen="127.0.0.1:0", transports=None,
   io_timeout       seconds (float): bound on any single blocking step of a
                    transport; a peer silent for longer is declared dead and
                    its requests fail with CONNECTION_LOST or TIMEOUT
-  verbs_device     the RDMA device of the verbs transport ("" = the first)
-  verbs_port       its port, from 1
   secret           bytes shared with the peers (at least 16): every
                    connection then opens with a mutual HMAC-SHA256
                    challenge-response, and a peer without the same secret is
                    refused (PERMISSION_DENIED) before it learns any region;
                    b"" (the default) authenticates nobody
 
+Transport options, as keywords "<transport>_<key>" (the transports' own
+tables: xfer.transport_options()); None or absent keeps the default:
+)";
+
+constexpr const char* kEngineDocTail = R"(
 Errors raise xfer.Error (INVALID_ARGUMENT for a bad listen address, an
 unknown transport or a zero timeout; IO_ERROR when binding fails);
-ValueError for a negative or non-finite timeout or a port outside [1, 255].
+ValueError for a negative or non-finite timeout or a transport option
+outside its range.
 
 Arguments of the wrong type raise TypeError, and ints out of range (a
 negative length, a peer id of 2**64) ValueError, each naming the parameter;
@@ -342,26 +410,24 @@ calls release the GIL. Use as a context manager to close it.)";
 
 void BindEngine(py::module_& module) {
   const auto read_write = Access::kRemoteReadWrite;
-  py::class_<PythonEngine>(module, "Engine", py::is_final(), kEngineDoc)
+  // Static: pybind11 keeps the pointer.
+  static const std::string engine_doc =
+      std::string(kEngineDocHead) + TransportKeywordLines() + kEngineDocTail;
+  py::class_<PythonEngine>(module, "Engine", py::is_final(), engine_doc.c_str())
       .def(py::init([](Arg<std::string, "name"> name, Arg<std::string, "listen"> listen,
                        Arg<std::optional<std::vector<std::string>>, "transports"> transports,
                        Arg<double, "connect_timeout"> connect_timeout,
                        Arg<double, "io_timeout"> io_timeout,
-                       Arg<std::string, "verbs_device"> verbs_device,
-                       Arg<int, "verbs_port"> verbs_port, Arg<Bytes, "secret"> secret,
-                       const py::kwargs& extra) {
-             RefuseUnexpectedKeywords("Engine", extra);
+                       Arg<Bytes, "secret"> secret, const py::kwargs& transport_options) {
              // Converted in order, before anything is created.
-             EngineOptions options =
-                 OptionsFromPython(name.get(), listen.get(), transports.get(),
-                                   connect_timeout.get(), io_timeout.get(), verbs_device.get(),
-                                   verbs_port.get(), secret.get().data);
+             EngineOptions options = OptionsFromPython(
+                 name.get(), listen.get(), transports.get(), connect_timeout.get(),
+                 io_timeout.get(), secret.get().data, transport_options);
              return std::make_unique<PythonEngine>(options);
            }),
            py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
            py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
-           py::arg("io_timeout") = 10.0, py::arg("verbs_device") = "", py::arg("verbs_port") = 1,
-           py::arg("secret") = py::bytes())
+           py::arg("io_timeout") = 10.0, py::arg("secret") = py::bytes())
       .def_property_readonly("listen_address", &PythonEngine::ListenAddress,
                              "The bound 'host:port' (the real port when listen asked for port 0), "
                              "or '' when not listening.")

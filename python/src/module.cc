@@ -30,6 +30,29 @@ PYBIND11_MODULE(_xfer, module) {
              "The names of the transports this build contains (list[str]), e.g.\n"
              "['shm', 'tcp', 'verbs']; any may be named in Engine(transports=...) and\n"
              "Engine.connect(transport=...).");
+  module.def(
+      "transport_options",
+      [] {
+        py::list options;
+        for (const xfer::TransportOptionInfo& option : xfer::BuiltinTransportOptions()) {
+          py::dict row;
+          row["keyword"] = option.transport + "_" + option.key;
+          row["transport"] = option.transport;
+          row["key"] = option.key;
+          row["type"] = option.integer ? "int" : "str";
+          row["min"] = option.integer ? py::object(py::int_(option.min)) : py::none();
+          row["max"] = option.integer ? py::object(py::int_(option.max)) : py::none();
+          row["choices"] = option.choices;
+          row["default"] = option.default_text;
+          row["doc"] = option.doc;
+          options.append(std::move(row));
+        }
+        return options;
+      },
+      "The options of the built-in transports (list[dict]), from each transport's own\n"
+      "table: keyword (what Engine() takes, '<transport>_<key>', e.g. 'verbs_device'),\n"
+      "transport, key, type ('int' or 'str'), min, max and choices (ints), default\n"
+      "and doc (str).");
   module.def("cuda_support", &xfer::CudaSupport,
              "What this build does with CUDA, in one line (str); says nothing about this\n"
              "host (see list_cuda_devices()).");

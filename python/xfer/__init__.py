@@ -32,6 +32,7 @@ from ._xfer import (
     builtin_transports,
     cuda_support,
     list_cuda_devices,
+    transport_options,
 )
 
 __all__ = [
@@ -52,4 +53,5 @@ __all__ = [
     "builtin_transports",
     "cuda_support",
     "list_cuda_devices",
+    "transport_options",
 ]

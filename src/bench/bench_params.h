@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +74,12 @@ struct BenchParams {
   // nullopt (transport "" too) = decided when the run starts: kPerftest on
   // a host with an RDMA device, else kXfer (launch/run_benchmark.h).
   std::optional<Wire> wire;
+  // The engine's per-transport settings (xfer/engine.h,
+  // EngineOptions::transport_options) that the typed flags set, derived by
+  // the CLI from the transports' own option tables: "-d rxe0" is verbs'
+  // {"device": "rxe0"}. Used on xfer's wire.
+  std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>
+      transport_options;
 
   bool all_sizes = false;       // -a: sizes 2 .. 2^23
   uint64_t size = 65536;        // -s (BW default 65536, LAT default 2)

@@ -27,19 +27,10 @@ Result<std::unique_ptr<Engine>> MakeEngine(const BenchParams& params, std::strin
   options.connect_timeout = params.timeout;
   options.io_timeout = params.timeout;
   options.secret = params.secret;
-  // The engine's verbs transport, where an authenticated run takes it
-  // (launch::ChooseStack): perftest's device flags, those that were typed.
-  TransportOptions verbs;
-  if (!params.verbs.device.empty()) verbs["device"] = params.verbs.device;
-  if (params.verbs.ib_port != 1) verbs["port"] = std::to_string(params.verbs.ib_port);
-  if (params.verbs.gid_index) verbs["gid_index"] = std::to_string(*params.verbs.gid_index);
-  if (params.verbs.mtu) verbs["mtu"] = std::to_string(*params.verbs.mtu);
-  // A build without that transport ignores them, as the parser's notes
-  // said it would (Engine::Create refuses settings for a missing one).
-  const std::vector<std::string> builtin = BuiltinTransports();
-  if (!verbs.empty() && std::find(builtin.begin(), builtin.end(), "verbs") != builtin.end()) {
-    options.transport_options["verbs"] = std::move(verbs);
-  }
+  // What the typed flags set, by the transports' own tables (the CLI's
+  // derivation): only built-in transports have rows, so Engine::Create
+  // never meets settings for a transport this build lacks.
+  options.transport_options = params.transport_options;
   return Engine::Create(options);
 }
 

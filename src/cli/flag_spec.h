@@ -4,6 +4,7 @@
 #define XFER_CLI_FLAG_SPEC_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,10 @@ struct ParseState {
   // "ignored" notes when the transport is not verbs. (params.verbs.typed
   // holds every verbs flag, -c and -A included.)
   std::vector<std::string> verbs_flags;
+  // Every flag given with a value, under each of its spellings ("-d" and
+  // "--ib-dev"), for the transport options the flags set
+  // (cli/transport_option_flags.h).
+  std::map<std::string, std::string, std::less<>> typed;
 
   // True when the flag with canonical long name `long_name` was given.
   bool Given(std::string_view long_name) const;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "cli/benchmark_catalog.h"
 #include "cli/couplings.h"
 #include "cli/devices_flags.h"
 #include "cli/doctor_flags.h"
@@ -16,8 +17,8 @@
 #include "cli/host_argument.h"
 #include "cli/matrix_flags.h"
 #include "cli/report_flags.h"
-#include "cli/benchmark_catalog.h"
 #include "cli/tokenizer.h"
+#include "cli/transport_option_flags.h"
 #include "cli/version.h"
 
 namespace xfer::cli {
@@ -58,6 +59,10 @@ Status ApplyFlags(const std::vector<FlagOccurrence>& flags, ParseState& state) {
                                          state.test->name));
     }
     state.given.emplace_back(LongName(spec));
+    if (!flag.value.empty()) {
+      if (spec.short_name != '\0') state.typed[fmt::format("-{}", spec.short_name)] = flag.value;
+      state.typed[fmt::format("--{}", LongName(spec))] = flag.value;
+    }
     if (spec.apply != nullptr) {
       XFER_RETURN_IF_ERROR(spec.apply(spec, flag.value, state));
     }
@@ -250,6 +255,7 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   XFER_RETURN_IF_ERROR(ApplyRole(tokens->positionals, state));
   XFER_RETURN_IF_ERROR(ApplyCouplings(state));
   XFER_RETURN_IF_ERROR(ResolveWire(state, config));
+  state.params.transport_options = TransportOptionsFromFlags(state.typed, config.transport_options);
   ParsedCommand command;
   command.params = std::move(state.params);
   return command;
@@ -281,7 +287,7 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
   }
   const std::string_view first = argv[1];
   if (first == "-h" || first == "--help") {
-    return TextCommand(Action::kHelp, TopLevelHelp(config.transports, config.perftest_transport));
+    return TextCommand(Action::kHelp, TopLevelHelp(config.transports, config.perftest_transport, config.transport_options));
   }
   if (first == "-V" || first == "--version") {
     return TextCommand(Action::kVersion, VersionText());
@@ -312,7 +318,7 @@ Result<ParsedCommand> ParseCommandLine(int argc, const char* const* argv,
       typed.emplace_back(argv[i]);
       if (i >= 2) args.emplace_back(argv[i]);
     }
-    return ParseMatrixCommand(args, typed);
+    return ParseMatrixCommand(args, typed, config.transport_options);
   }
   const TestInfo* test = first.starts_with('-') ? nullptr : FindTest(first);
   if (test == nullptr) {

@@ -68,6 +68,7 @@
 
 #include "bench/bench_params.h"
 #include "bench/matrix/matrix_config.h"
+#include "xfer/engine.h"
 #include "xfer/status.h"
 
 namespace xfer::cli {
@@ -130,6 +131,9 @@ struct ParserConfig {
   // PerftestTransport()); "" when this build has none. When set, it must be
   // one of `transports`.
   std::string perftest_transport;
+  // The built-in transports' options (xfer::BuiltinTransportOptions): the
+  // flags that set them fill BenchParams::transport_options.
+  std::vector<TransportOptionInfo> transport_options;
   // Whether this host has an RDMA device. Called at most once, and only for
   // a run that needs verbs (see the transport rule above); null means
   // unknown, and such a run is accepted (it finds out when it opens the

@@ -128,8 +128,25 @@ std::string UnsupportedList(const TestInfo& test) {
 
 }  // namespace
 
+std::string TransportOptionLines(std::span<const TransportOptionInfo> transport_options) {
+  std::string lines;
+  for (const TransportOptionInfo& option : transport_options) {
+    const std::string takes =
+        !option.integer ? "text"
+        : option.choices.empty()
+            ? fmt::format("{}..{}", option.min, option.max)
+            : fmt::format("{}", fmt::join(option.choices, "|"));
+    lines += fmt::format("  {:<3} {:<16} {} ({}; default: {})\n",
+                         option.flag.empty() ? "" : option.flag,
+                         option.transport + " " + option.key, option.doc, takes,
+                         option.default_text);
+  }
+  return lines;
+}
+
 std::string TopLevelHelp(std::span<const std::string> transports,
-                         std::string_view perftest_transport) {
+                         std::string_view perftest_transport,
+                         std::span<const TransportOptionInfo> transport_options) {
   const std::string wires =
       perftest_transport.empty()
           ? std::string("xfer's wire protocol")
@@ -161,6 +178,10 @@ std::string TopLevelHelp(std::span<const std::string> transports,
   for (const TestInfo& test : AllTests()) {
     text += fmt::format("  {:<10} {} (perftest ib_{})\n", test.name,
                         test.summary, test.name);
+  }
+  if (const std::string options = TransportOptionLines(transport_options); !options.empty()) {
+    text += "\nTransport options on xfer's wire (each transport's own table; the flag sets it):\n";
+    text += options;
   }
   return text;
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cli/benchmark_catalog.h"
+#include "xfer/engine.h"
 
 namespace xfer::cli {
 
@@ -16,7 +17,13 @@ namespace xfer::cli {
 // ("" when this build has none: cli/flags.h, ParserConfig). Ends with a
 // newline.
 std::string TopLevelHelp(std::span<const std::string> transports,
-                         std::string_view perftest_transport);
+                         std::string_view perftest_transport,
+                         std::span<const TransportOptionInfo> transport_options);
+
+// The transports' options, one line each, from their own tables: the flag
+// that sets it, transport and key, what it takes, its default, its doc.
+// "" when no built-in transport takes any. Ends with a newline.
+std::string TransportOptionLines(std::span<const TransportOptionInfo> transport_options);
 
 // `xfer <test> --help`: perftest-like usage listing every flag `test`
 // accepts, with the test's defaults. Ends with a newline.

@@ -222,6 +222,7 @@ int RunCommand(int argc, char** argv) {
   xfer::cli::ParserConfig config;
   config.transports = xfer::BuiltinTransports();
   config.perftest_transport = xfer::launch::PerftestTransport();
+  config.transport_options = xfer::BuiltinTransportOptions();
   config.host_has_rdma_device = [] {
 #if XFER_WITH_VERBS
     auto devices = xfer::verbs::ListDevices();

@@ -13,6 +13,7 @@
 #include "cli/host_argument.h"
 #include "cli/matrix_values.h"
 #include "cli/secret_file.h"
+#include "cli/transport_option_flags.h"
 #include "cli/value_parse.h"
 #include "xfer/engine.h"
 
@@ -180,6 +181,22 @@ Status CheckShape(const MatrixConfig& c) {
   return Status::Ok();
 }
 
+// The device flags as typed, for the transport options they set
+// (cli/transport_option_flags.h), under both spellings.
+TypedFlags TypedDeviceFlags(const MatrixText& t) {
+  TypedFlags typed;
+  auto add = [&typed](const std::optional<std::string>& value, const char* short_name,
+                      const char* long_name) {
+    if (!value) return;
+    typed[short_name] = *value;
+    typed[long_name] = *value;
+  };
+  add(t.device, "-d", "--ib-dev");
+  add(t.ib_port, "-i", "--ib-port");
+  add(t.gid_index, "-x", "--gid-index");
+  return typed;
+}
+
 Status ApplySession(const MatrixText& t, MatrixConfig& c) {
   XFER_RETURN_IF_ERROR(ParseCount(t.port, "-p/--port", 1, 65535, c.port));
   XFER_RETURN_IF_ERROR(ParseSeconds(t.timeout, "--timeout", c.timeout));
@@ -282,7 +299,8 @@ std::string MatrixHelp() {
 }
 
 Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
-                                         std::span<const std::string> command_line) {
+                                         std::span<const std::string> command_line,
+                                         std::span<const TransportOptionInfo> transport_options) {
   ParsedCommand command;
   for (const std::string& word : args) {
     if (word == "-h" || word == "--help") {
@@ -315,6 +333,7 @@ Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
   XFER_RETURN_IF_ERROR(ApplyMatrix(text, config));
   XFER_RETURN_IF_ERROR(CheckShape(config));
   XFER_RETURN_IF_ERROR(ApplySession(text, config));
+  config.transport_options = TransportOptionsFromFlags(TypedDeviceFlags(text), transport_options);
   config.command_line.assign(command_line.begin(), command_line.end());
   command.action = ParsedCommand::Action::kMatrix;
   return command;

@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "cli/flags.h"
+#include "xfer/engine.h"
 #include "xfer/status.h"
 
 namespace xfer::cli {
@@ -39,11 +40,14 @@ inline constexpr std::string_view kMatrixCommand = "matrix";
 
 // Parses the words after "matrix" (argv as typed goes in `command_line`,
 // for the JSON). Yields kMatrix with ParsedCommand::matrix filled in, or
-// kHelp with MatrixHelp() when -h/--help appears anywhere. Thread-safe.
+// kHelp with MatrixHelp() when -h/--help appears anywhere. The flags that
+// `transport_options` (xfer::BuiltinTransportOptions) says set a
+// transport's option fill MatrixConfig::transport_options. Thread-safe.
 // Errors: kInvalidArgument naming the flag and the problem
 // ("--block_sizes: '16K:3M': both ends of a range must be powers of two").
 Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
-                                         std::span<const std::string> command_line);
+                                         std::span<const std::string> command_line,
+                                         std::span<const TransportOptionInfo> transport_options);
 
 // `xfer matrix --help`. Ends with a newline.
 std::string MatrixHelp();

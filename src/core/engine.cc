@@ -70,6 +70,26 @@ std::vector<std::string> BuiltinTransports() {
   return registry.Names();
 }
 
+std::vector<TransportOptionInfo> BuiltinTransportOptions() {
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  std::vector<TransportOptionInfo> options;
+  for (const transport::TransportEntry& entry : registry.entries()) {
+    for (const transport::OptionSpec& spec : entry.options) {
+      options.push_back({.transport = entry.name,
+                         .key = std::string(spec.key),
+                         .integer = spec.integer,
+                         .min = spec.min,
+                         .max = spec.max,
+                         .choices = {spec.choices.begin(), spec.choices.end()},
+                         .default_text = std::string(spec.default_text),
+                         .doc = std::string(spec.doc),
+                         .flag = std::string(spec.flag)});
+    }
+  }
+  return options;
+}
+
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (options.connect_timeout.count() <= 0 || options.io_timeout.count() <= 0) {
     return InvalidArgument("timeouts must be positive");

@@ -1,15 +1,18 @@
-// How a transport reads its TransportOptions (xfer/engine.h): typed, with
-// errors that name the transport, the key and the accepted range, and a
-// final check that no key went unread (a typo is an error, not a default).
+// How a transport reads its TransportOptions (xfer/engine.h) through its
+// option table (option_table.h): typed by the table, with errors that name
+// the transport, the key and the accepted values, and a check that no key
+// outside the table was set (a typo is an error, not a default).
 #ifndef XFER_TRANSPORT_OPTION_READER_H_
 #define XFER_TRANSPORT_OPTION_READER_H_
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "transport/option_table.h"
 #include "xfer/engine.h"
 #include "xfer/status.h"
 
@@ -17,24 +20,30 @@ namespace xfer::transport {
 
 class OptionReader {
  public:
-  // Both outlive the reader.
-  OptionReader(std::string_view transport, const TransportOptions& options)
-      : transport_(transport), options_(options) {}
+  // All three outlive the reader.
+  OptionReader(std::string_view transport, std::span<const OptionSpec> table,
+               const TransportOptions& options)
+      : transport_(transport), table_(table), options_(options) {}
 
-  // The value of `key`, or nullopt when it is not set.
-  std::optional<std::string> String(std::string_view key);
-  // The value of `key` as a decimal integer in [min, max], or nullopt when
-  // it is not set. Errors: kInvalidArgument (not a number, out of range).
-  Result<std::optional<uint64_t>> Unsigned(std::string_view key, uint64_t min, uint64_t max);
+  // OK when every key set is in the table and its value is what the table
+  // allows. Errors: kInvalidArgument naming the transport, the key and the
+  // keys it takes or the values the key takes.
+  Status Check() const;
 
-  // OK when every key set was read. Errors: kInvalidArgument naming the
-  // first unknown key and the keys the transport takes.
-  Status Finish() const;
+  // The value of text option `key`, or nullopt when it is not set.
+  // REQUIRES: Check() passed; `key` is in the table.
+  std::optional<std::string> Text(std::string_view key) const;
+  // The value of integer option `key`, or nullopt when it is not set.
+  // REQUIRES: as Text.
+  std::optional<uint64_t> Integer(std::string_view key) const;
 
  private:
+  const OptionSpec* Find(std::string_view key) const;
+  Status CheckValue(const OptionSpec& spec, const std::string& value) const;
+
   std::string_view transport_;
+  std::span<const OptionSpec> table_;
   const TransportOptions& options_;
-  std::vector<std::string> known_;  // every key asked for, in order
 };
 
 }  // namespace xfer::transport

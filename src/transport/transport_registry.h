@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "transport/option_table.h"
 #include "transport/transport.h"
 #include "xfer/engine.h"
 
@@ -16,9 +18,13 @@ namespace xfer::transport {
 struct TransportEntry {
   std::string name;         // "shm", "tcp"
   std::string description;  // one line for --help and errors
+  // The keys it takes in EngineOptions::transport_options[name]; static
+  // storage.
+  std::span<const OptionSpec> options;
   // Builds the transport with its settings (EngineOptions::
   // transport_options[name], empty when none were given), reading them
-  // through an OptionReader. Errors: kInvalidArgument naming the key.
+  // through an OptionReader over `options`. Errors: kInvalidArgument
+  // naming the key.
   std::function<Result<std::unique_ptr<Transport>>(const TransportOptions&)> create;
 };
 
@@ -28,6 +34,7 @@ class TransportRegistry {
   void Add(TransportEntry entry);
   const TransportEntry* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
+  std::span<const TransportEntry> entries() const { return entries_; }
 
  private:
   std::vector<TransportEntry> entries_;

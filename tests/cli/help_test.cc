@@ -137,6 +137,30 @@ TEST(HelpTest, VersionSaysWhatEachPerftestVersionMeans) {
 #endif
 }
 
+// Issue 28, item 2: `xfer --help` prints the transports' options from their
+// own tables, and docs/libxfer.md quotes those lines word for word.
+TEST(HelpTest, TransportOptionsComeFromTheTransportsTables) {
+  const std::vector<TransportOptionInfo> table = BuiltinTransportOptions();
+  const std::string lines = TransportOptionLines(table);
+  if (table.empty()) {
+    EXPECT_EQ(lines, "");
+    return;
+  }
+  ParserConfig config;
+  config.transport_options = table;
+  const Result<ParsedCommand> help = Parse("--help", config);
+  ASSERT_TRUE(help.ok()) << help.status().ToString();
+  EXPECT_TRUE(Contains(help->help_text, lines)) << "xfer --help does not list\n" << lines;
+  std::ifstream page(XFER_SOURCE_DIR "/docs/libxfer.md");
+  ASSERT_TRUE(page.good());
+  std::stringstream text;
+  text << page.rdbuf();
+  std::istringstream each(lines);
+  for (std::string line; std::getline(each, line);) {
+    EXPECT_TRUE(Contains(text.str(), "\n  " + line + "\n")) << "docs/libxfer.md lacks\n" << line;
+  }
+}
+
 TEST(FlagTableTest, NamesAreUniqueAndRowsComplete) {
   std::set<char> shorts;
   std::set<std::string> longs;

@@ -317,6 +317,24 @@ TEST(WireRule, OnlyPerftestsWireRunsAtomicsAndBidirectionalSend) {
   EXPECT_EQ(ParseRun("send_bw -b --wire perftest h", WithVerbs()).wire, bench::Wire::kPerftest);
 }
 
+// Issue 28, item 2: the engine's transport settings come from the typed
+// flags through the transports' own tables; the CLI knows no key.
+TEST(WireRule, TypedFlagsSetTheOptionsTheTablesMapThemTo) {
+  ParserConfig config = WithVerbs();
+  config.transport_options = {{.transport = "verbs", .key = "device", .flag = "-d"},
+                              {.transport = "verbs", .key = "gid_index", .integer = true,
+                               .flag = "-x"},
+                              {.transport = "other", .key = "lane", .flag = "--ib-dev"}};
+  const bench::BenchParams p =
+      ParseRun("write_bw --wire xfer --transport verbs -d rxe0 -x 1 -s 4096 h", config);
+  EXPECT_EQ(p.transport_options,
+            (std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>{
+                {"verbs", {{"device", "rxe0"}, {"gid_index", "1"}}}, {"other", {{"lane", "rxe0"}}}}));
+  EXPECT_TRUE(ParseRun("write_bw --wire xfer -s 4096 h", config).transport_options.empty());
+  // No table, no settings: a build without the transport.
+  EXPECT_TRUE(ParseRun("write_bw --wire xfer -d rxe0 h", WithVerbs()).transport_options.empty());
+}
+
 TEST(WireRule, ASecretImpliesXfersWireAndPerftestsRefusesIt) {
   const std::string secret = testing_util::SecretFile();
   const bench::BenchParams verbs =

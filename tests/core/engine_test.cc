@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -89,6 +90,38 @@ TEST(EngineOptionsTest, TransportOptionsAreCheckedByTheirTransportAtCreate) {
   if (testing::kBuiltWithVerbs) {
     const Status port = create({{"verbs", {{"port", "256"}}}}, {});
     EXPECT_EQ(port.message(), "verbs transport option 'port': '256' is not an integer in [1, 255]");
+  }
+}
+
+// Issue 28, item 2: every option a built-in transport takes is listed, from
+// the transport's own table, with what a tool needs to offer it.
+TEST(EngineOptionsTest, BuiltinTransportOptionsListEachTransportsTable) {
+  const std::vector<TransportOptionInfo> options = BuiltinTransportOptions();
+  const std::vector<std::string> transports = BuiltinTransports();
+  for (const TransportOptionInfo& option : options) {
+    EXPECT_NE(std::find(transports.begin(), transports.end(), option.transport), transports.end())
+        << option.transport;
+    EXPECT_FALSE(option.key.empty());
+    EXPECT_FALSE(option.doc.empty()) << option.key;
+    EXPECT_FALSE(option.default_text.empty()) << option.key;
+    EXPECT_TRUE(!option.integer || option.min <= option.max) << option.key;
+    // Every listed key is one Engine::Create takes.
+    EngineOptions engine;
+    engine.listen_address = "";
+    engine.transport_options[option.transport][option.key] =
+        option.integer ? std::to_string(option.choices.empty() ? option.min : option.choices[0])
+                       : "some-device";
+    EXPECT_TRUE(Engine::Create(engine).ok()) << option.transport << " " << option.key;
+  }
+  if (testing::kBuiltWithVerbs) {
+    const auto mtu = std::find_if(options.begin(), options.end(), [](const auto& option) {
+      return option.transport == "verbs" && option.key == "mtu";
+    });
+    ASSERT_NE(mtu, options.end());
+    EXPECT_EQ(mtu->flag, "-m");
+    EXPECT_EQ(mtu->choices, (std::vector<uint64_t>{256, 512, 1024, 2048, 4096}));
+  } else {
+    EXPECT_TRUE(options.empty());  // shm and tcp take none
   }
 }
 

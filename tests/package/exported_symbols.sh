@@ -19,7 +19,7 @@ leaked=$(grep -E "^((vtable|typeinfo|typeinfo name) for )?$internal" <<<"$symbol
 # Names end where the arguments or an ABI tag ("[abi:cxx11]") begin.
 for wanted in Engine::Create Engine::Transfer TransferRequest::Wait TransferRequest::Test \
               TransferRequest::~TransferRequest Status::ToString Status::WithContext \
-              StatusCodeName BuiltinTransports MemoryKindName DataMoverName CudaSupport \
+              StatusCodeName BuiltinTransports BuiltinTransportOptions MemoryKindName DataMoverName CudaSupport \
               ListCudaDevices LocalCopyName TimeLocalCopies; do
   wanted="xfer::$wanted"
   grep -q -E "^${wanted}[[(]" <<<"$symbols" || fail "$lib does not export $wanted"

@@ -85,6 +85,30 @@ def test_wrong_method_arguments_name_the_parameter(method, args, kwargs, excepti
         assert str(raised.value) == message
 
 
+# Issue 28, item 2: the transport keywords come from the transports' own
+# option tables, checked as the tables say.
+def test_transport_keywords_are_derived_from_the_transports_tables():
+    options = {option["keyword"]: option for option in xfer.transport_options()}
+    for option in options.values():
+        assert option["keyword"] == option["transport"] + "_" + option["key"]
+        assert option["transport"] in xfer.builtin_transports()
+        assert option["doc"] and option["default"]
+        assert option["keyword"] in xfer.Engine.__doc__
+    if "verbs" not in xfer.builtin_transports():
+        assert options == {}
+        return
+    assert options["verbs_mtu"]["choices"] == [256, 512, 1024, 2048, 4096]
+    assert options["verbs_port"]["min"] == 1 and options["verbs_port"]["max"] == 255
+    with pytest.raises(ValueError) as raised:
+        xfer.Engine(listen="", verbs_mtu=1500)
+    assert str(raised.value) == "verbs_mtu must be one of 256, 512, 1024, 2048, 4096, got 1500"
+    with pytest.raises(TypeError) as raised:
+        xfer.Engine(listen="", verbs_device=3)
+    assert str(raised.value) == "verbs_device must be a str, not int"
+    # Set, they reach the transport (a device name is checked when it is opened).
+    xfer.Engine(listen="", verbs_device="rxe0", verbs_port=2, verbs_send_depth=64).close()
+
+
 def test_listen_port_zero_binds_a_real_port_and_empty_listens_nowhere():
     with xfer.Engine() as listening, xfer.Engine(listen="") as silent:
         host, port = listening.listen_address.rsplit(":", 1)

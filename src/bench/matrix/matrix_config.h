@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,7 +54,13 @@ struct MatrixConfig {
   // as perftest's sides do, so it is not part of the agreement.
   int cuda_device = 0;
 
+  // The device flags as the JSON records them.
   VerbsDevice verbs;
+  // What those flags set in the engine's per-transport settings, derived
+  // by the CLI from the transports' own option tables
+  // (EngineOptions::transport_options).
+  std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>
+      transport_options;
   // Every wait: one sample's transfer, each control message, connecting.
   std::chrono::milliseconds timeout{10000};
   // --secret-file: EngineOptions::secret of both sides' engines; "" = none.

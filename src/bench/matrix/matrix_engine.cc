@@ -13,13 +13,9 @@ Result<std::unique_ptr<Engine>> CreateMatrixEngine(const MatrixConfig& config, s
   options.connect_timeout = config.timeout;
   options.io_timeout = config.timeout;
   options.secret = config.secret;
-  // Only what the flags changed: a build without verbs then takes the
-  // defaults, and refuses a verbs flag by name.
-  TransportOptions verbs;
-  if (!config.verbs.device.empty()) verbs["device"] = config.verbs.device;
-  if (config.verbs.port != 1) verbs["port"] = std::to_string(config.verbs.port);
-  if (config.verbs.gid_index) verbs["gid_index"] = std::to_string(*config.verbs.gid_index);
-  if (!verbs.empty()) options.transport_options["verbs"] = std::move(verbs);
+  // Only what the flags set, by the transports' own tables (the CLI's
+  // derivation): a build without a transport has no row for it.
+  options.transport_options = config.transport_options;
   return Engine::Create(options);
 }
 

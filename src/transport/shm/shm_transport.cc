@@ -107,9 +107,9 @@ Result<std::unique_ptr<Endpoint>> ShmTransport::CreateEndpoint(EndpointSetup& se
 
 void RegisterShmTransport(TransportRegistry& registry) {
   registry.Add(TransportEntry{
-      "shm", "same-host shared memory: one-sided copies straight into the peer's memory",
+      "shm", "same-host shared memory: one-sided copies straight into the peer's memory", {},
       [](const TransportOptions& options) -> Result<std::unique_ptr<Transport>> {
-        XFER_RETURN_IF_ERROR(OptionReader("shm", options).Finish());
+        XFER_RETURN_IF_ERROR(OptionReader("shm", {}, options).Check());
         return std::unique_ptr<Transport>(std::make_unique<shm::ShmTransport>());
       }});
 }

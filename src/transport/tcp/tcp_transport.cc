@@ -53,9 +53,9 @@ Result<std::unique_ptr<Endpoint>> TcpTransport::CreateEndpoint(EndpointSetup& se
 namespace xfer::transport {
 
 void RegisterTcpTransport(TransportRegistry& registry) {
-  registry.Add({"tcp", "TCP sockets between any two hosts; one socket pair per stream",
+  registry.Add({"tcp", "TCP sockets between any two hosts; one socket pair per stream", {},
                 [](const TransportOptions& options) -> Result<std::unique_ptr<Transport>> {
-                  XFER_RETURN_IF_ERROR(OptionReader("tcp", options).Finish());
+                  XFER_RETURN_IF_ERROR(OptionReader("tcp", {}, options).Check());
                   return std::unique_ptr<Transport>(std::make_unique<tcp::TcpTransport>());
                 }});
 }

@@ -58,6 +58,7 @@ void RegisterVerbsTransport(TransportRegistry& registry) {
   registry.Add({"verbs",
                 "RDMA verbs (InfiniBand, RoCE): RC queue pairs, one per stream; needs an RDMA "
                 "device on both hosts",
+                verbs::VerbsOptionTable(),
                 [](const TransportOptions& options) -> Result<std::unique_ptr<Transport>> {
                   auto verbs_options = verbs::ReadVerbsTransportOptions(options);
                   if (!verbs_options.ok()) return verbs_options.status();

@@ -1,39 +1,67 @@
 #include "transport/verbs/verbs_transport_options.h"
 
-#include <fmt/format.h>
-
 #include <cstdint>
 #include <limits>
 
 #include "transport/option_reader.h"
 
 namespace xfer::transport::verbs {
+namespace {
+
+constexpr uint64_t kMtuChoices[] = {256, 512, 1024, 2048, 4096};
+
+constexpr OptionSpec kVerbsOptions[] = {
+    {.key = "device",
+     .default_text = "the first device listed",
+     .doc = "the RDMA device, as ibv_devices names it (mlx5_0, rxe0)",
+     .flag = "-d"},
+    {.key = "port",
+     .integer = true,
+     .min = 1,
+     .max = 255,
+     .default_text = "1",
+     .doc = "the device's port, which must be ACTIVE",
+     .flag = "-i"},
+    // The device knows its table's length; ChooseGid says when the index
+    // is past it.
+    {.key = "gid_index",
+     .integer = true,
+     .min = 0,
+     .max = std::numeric_limits<int32_t>::max(),
+     .default_text = "chosen: on RoCE the port's best GID (IPv4-mapped before IPv6, not "
+                     "link-local, RoCE v2 before v1, the control connection's address first); "
+                     "on InfiniBand no GRH",
+     .doc = "the GID table index, as perftest's -x",
+     .flag = "-x"},
+    {.key = "mtu",
+     .integer = true,
+     .min = 256,
+     .max = 4096,
+     .choices = kMtuChoices,
+     .default_text = "the smaller of both ports' active MTU",
+     .doc = "the path MTU in bytes",
+     .flag = "-m"},
+    {.key = "send_depth",
+     .integer = true,
+     .min = 1,
+     .max = 32768,
+     .default_text = "256",
+     .doc = "work requests posted and not yet completed per queue pair (capped by the device)"},
+};
+
+}  // namespace
+
+std::span<const OptionSpec> VerbsOptionTable() { return kVerbsOptions; }
 
 Result<VerbsTransportOptions> ReadVerbsTransportOptions(const TransportOptions& options) {
+  const OptionReader reader("verbs", kVerbsOptions, options);
+  XFER_RETURN_IF_ERROR(reader.Check());
   VerbsTransportOptions out;
-  OptionReader reader("verbs", options);
-  if (auto device = reader.String("device")) out.device.device = *device;
-  auto port = reader.Unsigned("port", 1, 255);
-  if (!port.ok()) return port.status();
-  if (*port) out.device.port = static_cast<uint8_t>(**port);
-  // The device knows its table's length; ChooseGid says when the index is past it.
-  auto gid_index = reader.Unsigned("gid_index", 0, std::numeric_limits<int32_t>::max());
-  if (!gid_index.ok()) return gid_index.status();
-  if (*gid_index) out.device.gid_index = static_cast<int>(**gid_index);
-  auto mtu = reader.Unsigned("mtu", 256, 4096);
-  if (!mtu.ok()) return mtu.status();
-  if (*mtu) {
-    const uint64_t bytes = **mtu;
-    if ((bytes & (bytes - 1)) != 0) {
-      return InvalidArgument(fmt::format(
-          "verbs transport option 'mtu': {} is not one of 256, 512, 1024, 2048, 4096", bytes));
-    }
-    out.mtu_bytes = static_cast<uint32_t>(bytes);
-  }
-  auto send_depth = reader.Unsigned("send_depth", 1, 32768);
-  if (!send_depth.ok()) return send_depth.status();
-  if (*send_depth) out.send_depth = static_cast<uint32_t>(**send_depth);
-  XFER_RETURN_IF_ERROR(reader.Finish());
+  if (auto device = reader.Text("device")) out.device.device = *device;
+  if (auto port = reader.Integer("port")) out.device.port = static_cast<uint8_t>(*port);
+  if (auto gid = reader.Integer("gid_index")) out.device.gid_index = static_cast<int>(*gid);
+  if (auto mtu = reader.Integer("mtu")) out.mtu_bytes = static_cast<uint32_t>(*mtu);
+  if (auto depth = reader.Integer("send_depth")) out.send_depth = static_cast<uint32_t>(*depth);
   return out;
 }
 

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
+#include "transport/option_table.h"
 #include "xfer/engine.h"
 
 namespace xfer::transport::verbs {
@@ -41,6 +43,10 @@ struct VerbsTransportOptions {
   uint64_t min_stripe_bytes = uint64_t{64} << 10;
   uint64_t max_wr_bytes = uint64_t{1} << 20;  // also capped by the port's max_msg_sz
 };
+
+// The keys the "verbs" entry of EngineOptions::transport_options takes
+// (option_table.h); static storage.
+std::span<const OptionSpec> VerbsOptionTable();
 
 // Reads the "verbs" entry of EngineOptions::transport_options. Errors:
 // kInvalidArgument naming the key (unknown, not a number, out of range).

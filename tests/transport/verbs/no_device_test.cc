@@ -58,10 +58,27 @@ TEST(VerbsTransportTest, OptionsAreReadWithTheirRangesAndUnknownKeysRefused) {
   EXPECT_EQ(message({{"gid_index", "x1"}}),
             "verbs transport option 'gid_index': 'x1' is not an integer in [0, 2147483647]");
   EXPECT_EQ(message({{"mtu", "1500"}}),
-            "verbs transport option 'mtu': 1500 is not one of 256, 512, 1024, 2048, 4096");
+            "verbs transport option 'mtu': '1500' is not one of 256, 512, 1024, 2048, 4096");
+  EXPECT_EQ(message({{"mtu", "8192"}}),
+            "verbs transport option 'mtu': '8192' is not one of 256, 512, 1024, 2048, 4096");
   EXPECT_EQ(message({{"devcie", "rxe0"}}),
             "unknown verbs transport option 'devcie' (it takes: device, port, gid_index, mtu, "
             "send_depth)");
+}
+
+// The table behind those checks is the one its registry entry declares
+// (issue 28, item 2): tools derive their flags and help from it.
+TEST(VerbsTransportTest, ItsRegistryEntryDeclaresItsOptionTable) {
+  TransportRegistry registry;
+  RegisterBuiltinTransports(registry);
+  const TransportEntry* entry = registry.Find("verbs");
+  ASSERT_NE(entry, nullptr);
+  std::vector<std::string> declared;
+  for (const OptionSpec& spec : entry->options) {
+    declared.push_back(std::string(spec.key) + " " + std::string(spec.flag));
+  }
+  EXPECT_EQ(declared, (std::vector<std::string>{"device -d", "port -i", "gid_index -x", "mtu -m",
+                                                "send_depth "}));
 }
 
 TEST(VerbsTransportTest, AnUnknownDeviceIsNotUsableAndSaysWhy) {
