@@ -241,6 +241,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   for (const auto& notice : settings->notices) observer.OnNotice(notice);
   RunInfo info;
   info.transport = session.peer_info.transport;
+  info.data_mover = session.peer_info.data_mover;
   info.qps = session.peer_info.streams;
   info.tx_depth = settings->tx_depth;
   info.cq_mod = settings->cq_mod;

@@ -14,6 +14,7 @@
 #include "bench/bench_params.h"
 #include "bench/ceiling.h"
 #include "bench/results.h"
+#include "xfer/data_mover.h"
 
 namespace xfer::bench {
 
@@ -55,6 +56,9 @@ struct VerbsRunInfo {
 // table.
 struct RunInfo {
   std::string transport;  // the transport actually carrying the run
+  // What moves the bytes on it (xfer/data_mover.h): "nic" for an RDMA
+  // link, which the doctor judges against the port's ceiling.
+  DataMover data_mover = DataMover::kKernel;
   uint32_t qps = 1;
   uint32_t tx_depth = 0;
   uint32_t cq_mod = 0;

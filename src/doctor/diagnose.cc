@@ -24,7 +24,6 @@ std::vector<std::string> HostWarnings(const HostTuning& host) {
   return warnings;
 }
 
-bool IsVerbs(const RunMeasurement& run) { return run.transport == "verbs" || run.transport == "rdma"; }
 
 // Which ports to read: -d/-i, else those the run used, else every port.
 Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOptions& options,
@@ -46,7 +45,7 @@ Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOpt
     add(options.device, options.port);
   } else {
     for (const RunMeasurement& run : runs) {
-      if (IsVerbs(run) && !run.device.empty()) add(run.device, options.port ? options.port : run.port);
+      if (run.rdma_link && !run.device.empty()) add(run.device, options.port ? options.port : run.port);
     }
     if (keys.empty()) {
       for (const std::string& device : devices) add(device, options.port);
@@ -60,7 +59,7 @@ Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOpt
 }
 
 Verdict JudgeOne(const SysfsReader& sysfs, const DoctorOptions& options, const RunMeasurement& run) {
-  if (!IsVerbs(run)) return NoRdmaLinkVerdict(run);
+  if (!run.rdma_link) return NoRdmaLinkVerdict(run);
   const std::string device = options.device.empty() ? run.device : options.device;
   const int port = options.port.value_or(run.port);
   if (device.empty()) {

@@ -12,6 +12,11 @@ namespace {
 
 using nlohmann::json;
 
+// Whether a run file's "data_mover" names the NIC: the text
+// xfer::DataMoverName(DataMover::kNic) writes (the doctor reads files and
+// does not link the engine; tests/e2e checks the two agree).
+bool IsNicMover(const std::string& mover) { return mover == "nic"; }
+
 Status FileError(const std::string& path, const std::string& problem) {
   return InvalidArgument(fmt::format("--run {}: {}", path, problem));
 }
@@ -62,7 +67,8 @@ Result<std::vector<RunMeasurement>> PerftestMeasurement(const std::string& path,
   run.device = StringOr(info, "Device", "");
   if (const auto port = NumberAt(info, "ib_port")) run.port = static_cast<int>(*port);
   if (const auto mtu = NumberAt(info, "Mtu")) run.mtu_bytes = static_cast<int>(*mtu);
-  if (run.transport.empty() && !run.device.empty()) run.transport = "verbs";
+  run.rdma_link = info.contains("data_mover") ? IsNicMover(StringOr(info, "data_mover", ""))
+                                             : !run.device.empty();
   run.unreliable_datagram = StringOr(info, "Connection_type", "") == "UD";
   if (const auto qps = NumberAt(info, "Number_of_qps")) run.qps = static_cast<int>(*qps);
   return std::vector<RunMeasurement>{run};
@@ -90,7 +96,7 @@ Result<std::vector<RunMeasurement>> MatrixMeasurements(const std::string& path, 
     run.device = device;
     if (const auto route = cell.find("path"); route != cell.end() && route->is_object()) {
       run.transport = StringOr(*route, "transport", run.transport);
-      run.device = StringOr(*route, "device", run.device);
+      run.rdma_link = IsNicMover(StringOr(*route, "data_mover", ""));
     }
     run.port = port;
     run.bytes_per_s = *median * 1e9;

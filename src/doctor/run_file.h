@@ -15,6 +15,11 @@ namespace xfer::doctor {
 struct RunMeasurement {
   std::string label;      // "Send_BW_Test at 65536 B", "matrix H2H write verbs 64M"
   std::string transport;  // "verbs", "shm", "tcp"; "" when the file does not say
+  // Whether the bytes crossed an RDMA link, so that a port's ceiling
+  // applies: the file's "data_mover" is "nic" (xfer::DataMoverName); in
+  // files from before that key, a perftest run that names its RDMA
+  // "Device".
+  bool rdma_link = false;
   std::string device;     // "" when the file names none
   int port = 1;           // test_info.ib_port or the matrix's verbs port; 1 when absent
   std::optional<int> mtu_bytes;

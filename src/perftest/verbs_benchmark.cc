@@ -76,7 +76,8 @@ TrafficConfig ConfigFor(const Run& run, uint64_t size) {
 
 void Start(const Run& run) {
   bench::RunInfo info;
-  info.transport = "verbs";
+  info.transport = std::string(kTransport);
+  info.data_mover = DataMover::kNic;
   info.qps = run.params.qps;
   info.tx_depth = run.settings.tx_depth;
   info.cq_mod = run.settings.cq_mod;

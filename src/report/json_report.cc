@@ -114,6 +114,7 @@ json JsonTestInfo(const TestInfo& info) {
   const bool bw = info.kind == bench::Kind::kBandwidth;
   json out{{"test", JsonTestName(info)},
            {"transport", info.transport},
+           {"data_mover", DataMoverName(info.data_mover)},
            {"role", RoleName(info.role)},
            {"Number_of_qps", info.qps}};
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;

@@ -3,7 +3,9 @@
 //
 //   {
 //     "test_info": {
-//       "test": "RDMA_Write_BW_Test", "transport": "shm", "role": "client",
+//       "test": "RDMA_Write_BW_Test", "transport": "shm",
+//       "data_mover": "cpu copy" (xfer::DataMoverName: "nic" on RDMA),
+//       "role": "client",
 //       "Number_of_qps": 1, "TX_depth": 128,
 //       "CQ_Moderation": 100, "Post_list": 1, "mode": "iterations",
 //       "duration_s": 0, "units": { "<result key>": "<unit>", ... }

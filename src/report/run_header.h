@@ -11,6 +11,7 @@
 
 #include "bench/bench_params.h"
 #include "bench/observer.h"
+#include "xfer/data_mover.h"
 
 namespace xfer::report {
 
@@ -20,6 +21,7 @@ struct TestInfo {
   bench::Kind kind = bench::Kind::kBandwidth;
   bench::Role role = bench::Role::kClient;
   std::string transport;  // the transport actually used ("shm"); required
+  DataMover data_mover = DataMover::kKernel;  // what moved the bytes on it
   uint32_t qps = 1;
   uint32_t tx_depth = 0;  // effective (EffectiveSettings::tx_depth)
   uint32_t cq_mod = 0;    // effective (EffectiveSettings::cq_mod)

@@ -95,6 +95,12 @@ TEST(EngineOptionsTest, TransportOptionsAreCheckedByTheirTransportAtCreate) {
 
 // Issue 28, item 2: every option a built-in transport takes is listed, from
 // the transport's own table, with what a tool needs to offer it.
+// src/doctor/run_file.cc reads this text from run files (it does not link
+// the engine): a change here must change it there.
+TEST(EngineOptionsTest, TheNicsDataMoverNameIsWhatTheDoctorReads) {
+  EXPECT_STREQ(DataMoverName(DataMover::kNic), "nic");
+}
+
 TEST(EngineOptionsTest, BuiltinTransportOptionsListEachTransportsTable) {
   const std::vector<TransportOptionInfo> options = BuiltinTransportOptions();
   const std::vector<std::string> transports = BuiltinTransports();

@@ -5,6 +5,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "tree_util.h"
 
@@ -46,6 +50,49 @@ TEST(RunFile, MatrixLargestOkCellPerDirectionAndTransport) {
   EXPECT_EQ(runs->front().transport, "shm");
   EXPECT_DOUBLE_EQ(runs->front().bytes_per_s, 11.4e9);
   EXPECT_EQ(runs->front().label, "matrix H2H shm 1M");
+}
+
+// Writes `text` to a scratch file and loads it.
+Result<std::vector<RunMeasurement>> LoadText(const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/run-file-" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << text;
+  auto runs = LoadRunFile(path);
+  std::remove(path.c_str());
+  return runs;
+}
+
+// Issue 28, item 1: the doctor judges a run against an RDMA port because
+// its file says the NIC moved the bytes ("data_mover": "nic"), not because
+// a transport is called "verbs".
+TEST(RunFile, TheDataMoverSaysWhetherAnRdmaLinkCarriedTheRun) {
+  auto row = [](const std::string& info) {
+    return R"({"test_info": {"test": "RDMA_Write_BW_Test", "units": {}, )" + info +
+           R"(}, "results": [{"MsgSize": 65536, "BW_average_bytes_per_sec": 1e9}]})";
+  };
+  auto nic = LoadText(row(R"("transport": "verbs", "data_mover": "nic")"));
+  ASSERT_TRUE(nic.ok()) << nic.status().message();
+  EXPECT_TRUE(nic->front().rdma_link);
+  auto tcp = LoadText(row(R"("transport": "tcp", "data_mover": "kernel")"));
+  ASSERT_TRUE(tcp.ok()) << tcp.status().message();
+  EXPECT_FALSE(tcp->front().rdma_link);
+  // A file from before the key: a perftest run that names its RDMA device.
+  auto old = LoadText(row(R"("transport": "verbs", "Device": "mlx5_0")"));
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_TRUE(old->front().rdma_link);
+  auto matrix = LoadText(R"({"schema": {"name": "xfer.matrix", "version": 1},
+      "cells": [{"status": "ok", "median_gbps": 10.0, "block_size": 1048576, "direction": "H2rH",
+                 "transport": "verbs", "block_label": "1M",
+                 "path": {"transport": "verbs", "streams": 1, "data_mover": "nic"}},
+                {"status": "ok", "median_gbps": 8.0, "block_size": 1048576, "direction": "H2rH",
+                 "transport": "shm", "block_label": "1M",
+                 "path": {"transport": "shm", "streams": 1, "data_mover": "cpu copy",
+                          "device": "CUDA IPC"}}]})");
+  ASSERT_TRUE(matrix.ok()) << matrix.status().message();
+  ASSERT_EQ(matrix->size(), 2u);
+  for (const RunMeasurement& run : *matrix) {
+    EXPECT_EQ(run.rdma_link, run.transport == "verbs") << run.label;
+    EXPECT_EQ(run.device, "") << run.label;  // a device-memory path names no RDMA device
+  }
 }
 
 void ExpectError(const std::string& name, const std::string& problem) {

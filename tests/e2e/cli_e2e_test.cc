@@ -98,6 +98,9 @@ TEST_P(CliTransportTest, LoopbackSweepPrintsEverySizeAndJson) {
   auto document = nlohmann::json::parse(in);
   ASSERT_TRUE(document.contains("results"));
   ASSERT_EQ(document["results"].size(), 23u);
+  // What moved the bytes, as xfer::DataMoverName says it: the doctor reads it.
+  EXPECT_EQ(document["test_info"]["data_mover"], transport == "shm" ? "cpu copy" : "kernel");
+  EXPECT_EQ(document["outcome"], "complete");
   std::remove(json.c_str());
 }
 

@@ -41,6 +41,7 @@ struct CellResult {
   // The path the engine reported for the connection that carried the cell.
   std::string path_transport;
   uint32_t path_streams = 0;
+  std::string path_data_mover;  // xfer::DataMoverName of that transport's
   // How it moved device memory ("CUDA IPC"); empty for host-only cells.
   std::string path_device;
 

@@ -284,6 +284,7 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
   CellResult& cell = run_.cells[index];
   cell.path_transport = column.info.transport;
   cell.path_streams = column.info.streams;
+  cell.path_data_mover = DataMoverName(column.info.data_mover);
   const bool device_cell =
       IsDevice(*FindPlacement(cell.initiator_memory)) || IsDevice(*FindPlacement(cell.target_memory));
   if (device_cell) cell.path_device = column.info.device_path;

@@ -51,6 +51,7 @@ void Measure(CellResult& cell, double median) {
   cell.status = CellStatus::kOk;
   cell.path_transport = cell.transport;
   cell.path_streams = 1;
+  cell.path_data_mover = cell.transport == "shm" ? "cpu copy" : "kernel";
   cell.warmup_seconds = {Seconds(median * 0.5)};
   for (double factor : kSpread) cell.sample_seconds.push_back(Seconds(median * factor));
   cell.median_gbps = median;
