@@ -6,12 +6,12 @@
 
 #include "bench/bench_session.h"
 #include "bench/heartbeat.h"
-#include "bench/interruption.h"
+#include "bench/model/interruption.h"
 #include "bench/bw_runner.h"
 #include "bench/latency_runner.h"
 #include "bench/receive_loop.h"
 #include "bench/run_ceilings.h"
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 #include "bench/warm_up.h"
 
 namespace xfer::bench {

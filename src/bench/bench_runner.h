@@ -6,8 +6,8 @@
 
 #include <atomic>
 
-#include "bench/bench_params.h"
-#include "bench/observer.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
 #include "common/socket.h"
 #include "xfer/status.h"
 
@@ -16,7 +16,7 @@ namespace xfer::bench {
 // The client role: connects to params.server_host:params.port and runs the
 // test. Errors name the step that failed; the peer is told with an Abort
 // message. Once `stop` is raised the run ends before the next size
-// (bench/interruption.h: the sizes reported so far stand), and the peer is
+// (bench/model/interruption.h: the sizes reported so far stand), and the peer is
 // told so. (launch/run_benchmark.h picks the role and the stack.)
 Status RunClient(const BenchParams& params, BenchObserver& observer,
                  const std::atomic<int>& stop);

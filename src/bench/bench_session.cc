@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/accept_peer.h"
+#include "bench/model/accept_peer.h"
 #include "xfer/device.h"
 
 namespace xfer::bench {

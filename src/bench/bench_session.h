@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "bench/buffer_layout.h"
 #include "bench/oob_channel.h"
 #include "common/socket.h"

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "bench/cycle_clock.h"
+#include "bench/model/cycle_clock.h"
 #include "bench/request_ring.h"
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 #include "common/clock.h"
 
 namespace xfer::bench {

@@ -16,8 +16,8 @@
 
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
-#include "bench/duration_timeline.h"
-#include "bench/results.h"
+#include "bench/model/duration_timeline.h"
+#include "bench/model/results.h"
 
 namespace xfer::bench {
 

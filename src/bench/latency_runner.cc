@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "bench/cycle_clock.h"
-#include "bench/duration_timeline.h"
+#include "bench/model/cycle_clock.h"
+#include "bench/model/duration_timeline.h"
 #include "common/clock.h"
 
 namespace xfer::bench {

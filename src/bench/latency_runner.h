@@ -15,8 +15,8 @@
 
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
-#include "bench/duration_timeline.h"
-#include "bench/receive_refill.h"
+#include "bench/model/duration_timeline.h"
+#include "bench/model/receive_refill.h"
 
 namespace xfer::bench {
 

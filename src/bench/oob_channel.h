@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_params.h"
-#include "bench/results.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/results.h"
 #include "common/socket.h"
 #include "xfer/status.h"
 

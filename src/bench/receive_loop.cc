@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 #include "common/clock.h"
 
 namespace xfer::bench {

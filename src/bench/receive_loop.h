@@ -13,10 +13,10 @@
 
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
-#include "bench/duration_timeline.h"
-#include "bench/receive_refill.h"
+#include "bench/model/duration_timeline.h"
+#include "bench/model/receive_refill.h"
 #include "bench/request_ring.h"
-#include "bench/results.h"
+#include "bench/model/results.h"
 
 namespace xfer::bench {
 

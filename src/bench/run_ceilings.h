@@ -7,8 +7,8 @@
 #include <map>
 #include <span>
 
-#include "bench/bench_params.h"
-#include "bench/ceiling.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/ceiling.h"
 #include "xfer/engine.h"
 
 namespace xfer::bench {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 
 namespace xfer::cli {
 

@@ -1,6 +1,6 @@
 #include "cli/couplings.h"
 
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 
 #include <fmt/format.h>
 

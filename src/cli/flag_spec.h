@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "cli/benchmark_catalog.h"
 #include "xfer/status.h"
 

@@ -66,7 +66,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "bench/matrix/matrix_config.h"
 #include "xfer/engine.h"
 #include "xfer/status.h"

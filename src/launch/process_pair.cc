@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "bench/child_process.h"
-#include "bench/interruption.h"
+#include "bench/model/interruption.h"
 #include "common/socket.h"
 
 namespace xfer::launch {

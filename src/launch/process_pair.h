@@ -10,9 +10,9 @@
 #include <atomic>
 #include <functional>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "bench/child_process.h"
-#include "bench/observer.h"
+#include "bench/model/observer.h"
 #include "common/socket.h"
 #include "xfer/status.h"
 
@@ -24,7 +24,7 @@ using bench::BenchParams;
 // The two halves of one benchmark: `serve` answers one client on a bound
 // out-of-band listener, `run_client` connects to params.server_host:port.
 // Each ends its run before the next size once `stop` is raised
-// (bench/interruption.h).
+// (bench/model/interruption.h).
 struct BenchRoles {
   std::function<Status(const BenchParams&, Listener&, BenchObserver&, const std::atomic<int>&)>
       serve;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_runner.h"
-#include "bench/interruption.h"
+#include "bench/model/interruption.h"
 #include "common/socket.h"
 
 #if XFER_WITH_VERBS

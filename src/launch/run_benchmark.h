@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "bench/bench_params.h"
-#include "bench/observer.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
 #include "launch/process_pair.h"
 #include "xfer/status.h"
 
@@ -44,7 +44,7 @@ class PreparedBenchmark {
   // params.server_host:params.port; kLoopback runs the client against the
   // forked server. Once `stop` holds a signal number the run ends before
   // its next size with kFailedPrecondition "interrupted by SIGINT after N
-  // of M sizes" (bench/interruption.h); the rows reported so far stand.
+  // of M sizes" (bench/model/interruption.h); the rows reported so far stand.
   Status Run(BenchObserver& observer, const std::atomic<int>& stop);
 
  private:

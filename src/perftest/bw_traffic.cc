@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "bench/cycle_clock.h"
-#include "bench/duration_timeline.h"
-#include "bench/receive_refill.h"
-#include "bench/statistics.h"
+#include "bench/model/cycle_clock.h"
+#include "bench/model/duration_timeline.h"
+#include "bench/model/receive_refill.h"
+#include "bench/model/statistics.h"
 #include "common/clock.h"
 #include "perftest/completion_error.h"
 #include "perftest/work_requests.h"

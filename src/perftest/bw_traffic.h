@@ -6,7 +6,7 @@
 #ifndef XFER_PERFTEST_BW_TRAFFIC_H_
 #define XFER_PERFTEST_BW_TRAFFIC_H_
 
-#include "bench/results.h"
+#include "bench/model/results.h"
 #include "perftest/traffic_config.h"
 #include "perftest/verbs_session.h"
 #include "xfer/status.h"

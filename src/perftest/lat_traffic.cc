@@ -6,9 +6,9 @@
 #include <limits>
 #include <optional>
 
-#include "bench/cycle_clock.h"
-#include "bench/duration_timeline.h"
-#include "bench/receive_refill.h"
+#include "bench/model/cycle_clock.h"
+#include "bench/model/duration_timeline.h"
+#include "bench/model/receive_refill.h"
 #include "common/clock.h"
 #include "perftest/completion_error.h"
 #include "perftest/work_requests.h"

@@ -8,9 +8,9 @@
 #include <map>
 #include <span>
 
-#include "bench/bench_params.h"
-#include "bench/ceiling.h"
-#include "bench/observer.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/ceiling.h"
+#include "bench/model/observer.h"
 
 namespace xfer::perftest {
 

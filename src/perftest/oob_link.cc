@@ -11,7 +11,7 @@
 #include <array>
 #include <cstring>
 
-#include "bench/accept_peer.h"
+#include "bench/model/accept_peer.h"
 #include "perftest/wire_format.h"
 
 namespace xfer::perftest {

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "perftest/negotiation.h"
 
 namespace xfer::perftest {

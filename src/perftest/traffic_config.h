@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "bench/bench_params.h"
-#include "bench/duration_timeline.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/duration_timeline.h"
 
 namespace xfer::perftest {
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <optional>
 
-#include "bench/interruption.h"
-#include "bench/statistics.h"
+#include "bench/model/interruption.h"
+#include "bench/model/statistics.h"
 #include "perftest/bw_traffic.h"
 #include "perftest/link_ceiling.h"
 #include "perftest/lat_traffic.h"
@@ -31,7 +31,7 @@ struct Run {
   VerbsSession& session;
   BenchObserver& observer;
   bool server;
-  const std::atomic<int>& stop;  // polled between sizes (bench/interruption.h)
+  const std::atomic<int>& stop;  // polled between sizes (bench/model/interruption.h)
 };
 
 // The sizes a run covers, up to the session's largest message (on UD the
@@ -48,7 +48,7 @@ std::vector<uint64_t> SizesFor(const BenchParams& params, const VerbsSession& se
 std::vector<uint64_t> SizesFor(const Run& run) { return SizesFor(run.params, run.session); }
 
 // Runs `step(size)` for each of `sizes` in order; once the run is
-// interrupted it stops before the next size (bench/interruption.h). A
+// interrupted it stops before the next size (bench/model/interruption.h). A
 // stock perftest peer has no Abort message: it learns from the closed
 // connection.
 template <typename Step>

@@ -8,8 +8,8 @@
 #include <atomic>
 #include <string_view>
 
-#include "bench/bench_params.h"
-#include "bench/observer.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
 #include "common/socket.h"
 #include "xfer/status.h"
 
@@ -20,7 +20,7 @@ inline constexpr std::string_view kTransport = "verbs";
 
 // The client: connects to params.server_host:params.port and runs. Once
 // `stop` is raised the run ends before its next size
-// (bench/interruption.h); the peer sees the connection close, as a stock
+// (bench/model/interruption.h); the peer sees the connection close, as a stock
 // perftest peer would when its partner is interrupted.
 Status RunVerbsClient(const bench::BenchParams& params, bench::BenchObserver& observer,
                       const std::atomic<int>& stop);

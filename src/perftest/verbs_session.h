@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/bench_params.h"
-#include "bench/observer.h"
-#include "bench/statistics.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
+#include "bench/model/statistics.h"
 #include "perftest/oob_link.h"
 #include "perftest/slot_buffer.h"
 #include "verbs/device_context.h"

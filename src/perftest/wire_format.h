@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/observer.h"
+#include "bench/model/observer.h"
 #include "xfer/status.h"
 
 namespace xfer::perftest {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "perftest/traffic_config.h"
 #include "perftest/verbs_session.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_params.h"
-#include "bench/observer.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
 #include "nlohmann/json.hpp"
 #include "report/run_header.h"
 #include "xfer/status.h"

@@ -8,9 +8,9 @@
 #include <map>
 #include <string>
 
-#include "bench/bench_params.h"
-#include "bench/ceiling.h"
-#include "bench/results.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/ceiling.h"
+#include "bench/model/results.h"
 
 namespace xfer::report {
 

@@ -54,9 +54,9 @@
 #include <span>
 #include <string>
 
-#include "bench/ceiling.h"
+#include "bench/model/ceiling.h"
 #include "bench/matrix/host_fingerprint.h"
-#include "bench/results.h"
+#include "bench/model/results.h"
 #include "report/run_header.h"
 #include "xfer/status.h"
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "bench/bench_params.h"
-#include "bench/results.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/results.h"
 #include "report/run_header.h"
 
 namespace xfer::report {

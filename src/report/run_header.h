@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "bench/bench_params.h"
-#include "bench/observer.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
 #include "xfer/data_mover.h"
 
 namespace xfer::report {

@@ -1,4 +1,4 @@
-#include "bench/cycle_clock.h"
+#include "bench/model/cycle_clock.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // D - margin from the start, only events recorded inside the sample phase
 // count, and the window is the scheduled D - 2*margin however the events
 // fall (perftest.md §2.3, catch_alarm).
-#include "bench/duration_timeline.h"
+#include "bench/model/duration_timeline.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The receive re-posting rule shared by every send test's receive side.
-#include "bench/receive_refill.h"
+#include "bench/model/receive_refill.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 
 namespace xfer::bench {
 namespace {

@@ -1,6 +1,6 @@
 // Hand-computed checks of perftest's BW and latency arithmetic
 // (perftest.md §2.2-2.4) and of its default-coupling rules (§2.3).
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 
 #include <gtest/gtest.h>
 

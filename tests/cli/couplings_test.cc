@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 #include "cli/parse_test_util.h"
 
 namespace xfer::cli {

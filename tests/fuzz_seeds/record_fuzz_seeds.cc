@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_params.h"
+#include "bench/model/bench_params.h"
 #include "bench/matrix/control_messages.h"
 #include "bench/oob_channel.h"
 #include "core/handshake.h"

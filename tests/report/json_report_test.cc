@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 #include "report/perftest_table.h"
 
 namespace xfer::report {

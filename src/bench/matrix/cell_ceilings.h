@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bench/ceiling.h"
+#include "bench/model/ceiling.h"
 #include "xfer/engine.h"
 
 namespace xfer::matrix {

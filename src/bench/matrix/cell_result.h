@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/ceiling.h"
+#include "bench/model/ceiling.h"
 #include "bench/matrix/direction.h"
 
 namespace xfer::matrix {

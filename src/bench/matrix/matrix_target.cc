@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/accept_peer.h"
+#include "bench/model/accept_peer.h"
 #include "bench/matrix/control_channel.h"
 #include "bench/matrix/data_pattern.h"
 #include "bench/matrix/matrix_agreement.h"

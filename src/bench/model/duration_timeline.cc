@@ -1,4 +1,4 @@
-#include "bench/duration_timeline.h"
+#include "bench/model/duration_timeline.h"
 
 namespace xfer::bench {
 namespace {

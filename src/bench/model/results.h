@@ -1,9 +1,9 @@
 // What one measured message size yields: plain value structs produced by
-// src/bench/statistics.h and consumed by src/report/. Rates are stored in
+// src/bench/model/statistics.h and consumed by src/report/. Rates are stored in
 // raw SI units (bytes/s, messages/s); conversion to MiB/s or Gb/s happens only
 // when a report is printed.
-#ifndef XFER_BENCH_RESULTS_H_
-#define XFER_BENCH_RESULTS_H_
+#ifndef XFER_BENCH_MODEL_RESULTS_H_
+#define XFER_BENCH_MODEL_RESULTS_H_
 
 #include <cstdint>
 
@@ -46,4 +46,4 @@ struct LatDurationResult {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_RESULTS_H_
+#endif  // XFER_BENCH_MODEL_RESULTS_H_

@@ -1,4 +1,4 @@
-#include "bench/interruption.h"
+#include "bench/model/interruption.h"
 
 #include <fmt/format.h>
 

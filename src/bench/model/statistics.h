@@ -7,8 +7,8 @@
 // (CLOCK_MONOTONIC_RAW), so perftest's Hz = cpu_mhz * 1e6 becomes exactly
 // 1e9 and its "cycles" become nanoseconds. Everything here is stateless and
 // thread-safe; nothing does I/O.
-#ifndef XFER_BENCH_STATISTICS_H_
-#define XFER_BENCH_STATISTICS_H_
+#ifndef XFER_BENCH_MODEL_STATISTICS_H_
+#define XFER_BENCH_MODEL_STATISTICS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_params.h"
-#include "bench/duration_timeline.h"
-#include "bench/results.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/duration_timeline.h"
+#include "bench/model/results.h"
 #include "xfer/status.h"
 
 namespace xfer::bench {
@@ -172,4 +172,4 @@ Result<EffectiveSettings> ResolveSettings(const BenchParams& params,
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_STATISTICS_H_
+#endif  // XFER_BENCH_MODEL_STATISTICS_H_

@@ -5,8 +5,8 @@
 // /proc/cpuinfo MHz guess: a CycleCalibration pairs the counter with
 // CLOCK_MONOTONIC_RAW at both ends of the measured run and converts by that
 // slope, so the result is in true nanoseconds.
-#ifndef XFER_BENCH_CYCLE_CLOCK_H_
-#define XFER_BENCH_CYCLE_CLOCK_H_
+#ifndef XFER_BENCH_MODEL_CYCLE_CLOCK_H_
+#define XFER_BENCH_MODEL_CYCLE_CLOCK_H_
 
 #include <cstdint>
 #include <span>
@@ -65,4 +65,4 @@ class CycleCalibration {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_CYCLE_CLOCK_H_
+#endif  // XFER_BENCH_MODEL_CYCLE_CLOCK_H_

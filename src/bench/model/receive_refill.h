@@ -9,8 +9,8 @@
 // (where a stale receive would take a larger message and fail). In duration
 // mode the message count is not known, so every consumed receive is
 // replaced until the loop stops.
-#ifndef XFER_BENCH_RECEIVE_REFILL_H_
-#define XFER_BENCH_RECEIVE_REFILL_H_
+#ifndef XFER_BENCH_MODEL_RECEIVE_REFILL_H_
+#define XFER_BENCH_MODEL_RECEIVE_REFILL_H_
 
 #include <cstdint>
 #include <limits>
@@ -47,4 +47,4 @@ class ReceiveRefill {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_RECEIVE_REFILL_H_
+#endif  // XFER_BENCH_MODEL_RECEIVE_REFILL_H_

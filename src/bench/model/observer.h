@@ -1,8 +1,8 @@
 // How a benchmark run reports progress: the runners call a BenchObserver,
 // the CLI implements it with the table and JSON writers. Keeps bench free
 // of any output format.
-#ifndef XFER_BENCH_OBSERVER_H_
-#define XFER_BENCH_OBSERVER_H_
+#ifndef XFER_BENCH_MODEL_OBSERVER_H_
+#define XFER_BENCH_MODEL_OBSERVER_H_
 
 #include <array>
 #include <cstdint>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_params.h"
-#include "bench/ceiling.h"
-#include "bench/results.h"
+#include "bench/model/bench_params.h"
+#include "bench/model/ceiling.h"
+#include "bench/model/results.h"
 #include "xfer/data_mover.h"
 
 namespace xfer::bench {
@@ -105,4 +105,4 @@ class SilentObserver final : public BenchObserver {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_OBSERVER_H_
+#endif  // XFER_BENCH_MODEL_OBSERVER_H_

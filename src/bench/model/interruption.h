@@ -3,8 +3,8 @@
 // measured whole and both sides leave their loops at the same point. The
 // flag is common/stop_signal.h's (the signal number, 0 while running);
 // bench code reads it and never depends on how it was set.
-#ifndef XFER_BENCH_INTERRUPTION_H_
-#define XFER_BENCH_INTERRUPTION_H_
+#ifndef XFER_BENCH_MODEL_INTERRUPTION_H_
+#define XFER_BENCH_MODEL_INTERRUPTION_H_
 
 #include <atomic>
 #include <cstddef>
@@ -28,4 +28,4 @@ Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total)
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_INTERRUPTION_H_
+#endif  // XFER_BENCH_MODEL_INTERRUPTION_H_

@@ -12,8 +12,8 @@
 // stops short of the edge reports fewer events over the same window, which
 // is what perftest prints. Only events recorded while the clock is in the
 // sample phase are counted.
-#ifndef XFER_BENCH_DURATION_TIMELINE_H_
-#define XFER_BENCH_DURATION_TIMELINE_H_
+#ifndef XFER_BENCH_MODEL_DURATION_TIMELINE_H_
+#define XFER_BENCH_MODEL_DURATION_TIMELINE_H_
 
 #include <cstdint>
 
@@ -61,4 +61,4 @@ class DurationTimeline {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_DURATION_TIMELINE_H_
+#endif  // XFER_BENCH_MODEL_DURATION_TIMELINE_H_

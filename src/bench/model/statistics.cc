@@ -1,4 +1,4 @@
-#include "bench/statistics.h"
+#include "bench/model/statistics.h"
 
 #include <fmt/format.h>
 

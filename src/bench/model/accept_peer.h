@@ -3,8 +3,8 @@
 // connects (a port scanner, a stray HTTP request, a peer that says nothing
 // within its timeout, one that hangs up) is turned away with a line on
 // stderr, and the wait goes on until the deadline.
-#ifndef XFER_BENCH_ACCEPT_PEER_H_
-#define XFER_BENCH_ACCEPT_PEER_H_
+#ifndef XFER_BENCH_MODEL_ACCEPT_PEER_H_
+#define XFER_BENCH_MODEL_ACCEPT_PEER_H_
 
 #include <cstdio>
 #include <string>
@@ -62,4 +62,4 @@ auto AcceptPeer(Listener& listener, Deadline deadline, const char* peer_kind,
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_ACCEPT_PEER_H_
+#endif  // XFER_BENCH_MODEL_ACCEPT_PEER_H_

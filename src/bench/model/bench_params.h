@@ -1,8 +1,8 @@
 // What one benchmark run is asked to do: the immutable product of the CLI,
 // the only input of the bench runners. Defaults follow perftest 4.5
 // (../shared/reference/perftest.md §2.3 and §3).
-#ifndef XFER_BENCH_BENCH_PARAMS_H_
-#define XFER_BENCH_BENCH_PARAMS_H_
+#ifndef XFER_BENCH_MODEL_BENCH_PARAMS_H_
+#define XFER_BENCH_MODEL_BENCH_PARAMS_H_
 
 #include <chrono>
 #include <cstdint>
@@ -146,4 +146,4 @@ inline std::vector<uint64_t> BenchParams::Sizes() const {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_BENCH_PARAMS_H_
+#endif  // XFER_BENCH_MODEL_BENCH_PARAMS_H_

@@ -1,7 +1,7 @@
 // The expected ceiling of a measured figure: the physical limit of the same
 // work on the path that carried it, and where that figure comes from.
-#ifndef XFER_BENCH_CEILING_H_
-#define XFER_BENCH_CEILING_H_
+#ifndef XFER_BENCH_MODEL_CEILING_H_
+#define XFER_BENCH_MODEL_CEILING_H_
 
 #include <optional>
 #include <string>
@@ -26,4 +26,4 @@ struct Ceiling {
 
 }  // namespace xfer::bench
 
-#endif  // XFER_BENCH_CEILING_H_
+#endif  // XFER_BENCH_MODEL_CEILING_H_
