@@ -1,11 +1,6 @@
 #include "bench/oob_channel.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-
 #include <bit>
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -29,7 +24,7 @@ enum MessageType : uint8_t {
 };
 
 // For errors: a peer that sends the wrong message is told which, by name.
-std::string MessageName(uint8_t type) {
+const char* OwnTypeName(uint8_t type) {
   switch (type) {
     case kSetup: return "Setup";
     case kSetupReply: return "SetupReply";
@@ -37,11 +32,22 @@ std::string MessageName(uint8_t type) {
     case kBwResult: return "BwResult";
     case kLatResult: return "LatResult";
     case kLatDurationResult: return "LatDurationResult";
-    case kDone: return "Done";
-    case kAbort: return "Abort";
-    case kHeartbeat: return "Heartbeat";
+    default: return nullptr;
   }
-  return fmt::format("unknown message type {}", type);
+}
+
+// The session messages and framing are ControlLink's.
+constexpr ControlProtocol kOobProtocol{.channel = "out-of-band",
+                                       .magic = kOobMagic,
+                                       .max_message = kMaxOobMessage,
+                                       .heartbeat = kHeartbeat,
+                                       .done = kDone,
+                                       .abort = kAbort,
+                                       .type_name = OwnTypeName};
+
+std::string MessageName(uint8_t type) {
+  const char* name = OwnTypeName(type);
+  return name != nullptr ? name : fmt::format("message type {}", type);
 }
 
 WireWriter Begin(MessageType type) {
@@ -128,33 +134,15 @@ std::string CompareSetups(const RunSetup& server, const RunSetup& client) {
   return "";
 }
 
-Status OobChannel::Send(const std::vector<uint8_t>& body) {
-  return socket_.SendMessage(body, Deadline::After(timeout_));
-}
+OobChannel::OobChannel(Socket socket, std::chrono::milliseconds timeout)
+    : link_(std::move(socket), timeout, kOobProtocol) {}
+
+Status OobChannel::Send(const std::vector<uint8_t>& message) { return link_.Send(message); }
 
 Result<std::vector<uint8_t>> OobChannel::Recv(uint8_t expected_type) {
-  Result<std::vector<uint8_t>> body = ProtocolError("no message");
-  WireReader r(std::span<const uint8_t>{});
-  uint8_t type = kHeartbeat;
-  while (type == kHeartbeat) {  // each heartbeat restarts the timeout
-    body = socket_.RecvMessage(kMaxOobMessage, Deadline::After(timeout_));
-    if (!body.ok()) return body.status().WithContext("out-of-band channel");
-    r = WireReader(*body);
-    uint32_t magic = 0;
-    if (!r.U32(magic).ok() || magic != kOobMagic || !r.U8(type).ok()) {
-      return ProtocolError("out-of-band peer is not an xfer bench (bad magic)");
-    }
-  }
-  if (type == kAbort) {
-    std::string reason;
-    (void)r.String(reason, 1024);
-    return ConnectionLost("peer failed: " + reason);
-  }
-  if (type != expected_type) {
-    return ProtocolError(fmt::format("out-of-band: expected {}, got {}", MessageName(expected_type),
-                                     MessageName(type)));
-  }
-  return std::move(*body);  // the whole message: its decoder checks the header again
+  auto message = link_.Recv(expected_type);
+  if (!message.ok()) return message.status();
+  return std::move(message->bytes);  // the whole message: its decoder checks the header again
 }
 
 std::vector<uint8_t> EncodeSetupMessage(const RunSetup& s) {
@@ -369,43 +357,16 @@ Result<LatDurationResult> OobChannel::RecvLatDurationResult() {
   return DecodeLatDurationResultMessage(*message);
 }
 
-Status OobChannel::SendDone() { return Send(Begin(kDone).bytes()); }
+Status OobChannel::SendDone() { return link_.SendDone(); }
 
-Status OobChannel::SendHeartbeat() { return Send(Begin(kHeartbeat).bytes()); }
+Status OobChannel::SendHeartbeat() { return link_.SendHeartbeat(); }
 
-Status OobChannel::RecvDone() {
-  auto message = Recv(kDone);
-  if (!message.ok()) return message.status();
-  return message->size() == 5 ? Status::Ok() : ProtocolError("out-of-band: malformed Done");
-}
+Status OobChannel::RecvDone() { return link_.RecvDone(); }
 
-void OobChannel::SendAbort(const std::string& reason) {
-  WireWriter w = Begin(kAbort);
-  w.String(reason.substr(0, 1024));
-  (void)socket_.SendMessage(w.bytes(), Deadline::After(std::chrono::milliseconds(500)));
-}
+void OobChannel::SendAbort(const std::string& reason) { link_.SendAbort(reason); }
 
-Result<bool> OobChannel::WatchPeer() {
-  if (!Readable()) return false;
-  // The frame's length (4), the magic (4) and the type: enough to tell an
-  // Abort without consuming anything else.
-  uint8_t head[9];
-  const ssize_t n = ::recv(socket_.fd(), head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
-  if (n <= 0) {
-    return ConnectionLost(fmt::format(
-        "the peer closed the out-of-band connection ({}); it failed or was stopped",
-        n == 0 ? "end of stream" : std::strerror(errno)));
-  }
-  if (static_cast<size_t>(n) < sizeof(head)) return true;  // the rest is on its way
-  if (head[8] != kAbort) return true;
-  auto body = Recv(kAbort);  // an Abort comes back as its reason, a failed read as itself
-  return body.ok() ? ProtocolError("out-of-band: Abort without a reason") : body.status();
-}
+Result<bool> OobChannel::WatchPeer() { return link_.WatchPeer(); }
 
-bool OobChannel::Readable() {
-  pollfd pfd{socket_.fd(), POLLIN, 0};
-  return ::poll(&pfd, 1, 0) > 0;
-}
+bool OobChannel::Readable() { return link_.Readable(); }
 
 }  // namespace xfer::bench

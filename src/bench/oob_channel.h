@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/control_link.h"
 #include "bench/model/bench_params.h"
 #include "bench/model/results.h"
 #include "common/socket.h"
@@ -80,12 +81,12 @@ Result<LatResult> DecodeLatResultMessage(std::span<const uint8_t> message);
 std::vector<uint8_t> EncodeLatDurationResultMessage(const LatDurationResult& result);
 Result<LatDurationResult> DecodeLatDurationResultMessage(std::span<const uint8_t> message);
 
-// Not thread-safe: one thread drives a channel. Every receive waits at most
-// the timeout given at construction.
+// Thread-safety: as ControlLink's (sends from any thread, the heartbeat's
+// included; receives from one). Every receive waits at most the timeout
+// given at construction.
 class OobChannel {
  public:
-  OobChannel(Socket socket, std::chrono::milliseconds timeout)
-      : socket_(std::move(socket)), timeout_(timeout) {}
+  OobChannel(Socket socket, std::chrono::milliseconds timeout);
 
   Status SendSetup(const RunSetup& setup);
   Result<RunSetup> RecvSetup();
@@ -103,39 +104,25 @@ class OobChannel {
   Status SendLatDurationResult(const LatDurationResult& result);
   Result<LatDurationResult> RecvLatDurationResult();
 
-  // Proof of life during a long measurement; every Recv* skips them.
+  // The session messages, as ControlLink's: Heartbeat, Done, Abort;
+  // Readable, e.g. for the client's Done that ends a duration-mode
+  // ping-pong on the server; WatchPeer, for the server while it waits for
+  // the client's engine (the client's Barrier may arrive before it, and is
+  // left for RecvBarrier).
   Status SendHeartbeat();
-
   Status SendDone();
   Status RecvDone();
-
-  // Tells the peer this side failed; best effort.
   void SendAbort(const std::string& reason);
-
-  // True when a message is waiting (non-blocking), e.g. the client's Done
-  // that ends a duration-mode ping-pong on the server.
   bool Readable();
-
-  // Non-blocking, for a side that waits on something else (memory, the
-  // engine's connection) while its peer may fail: reads nothing unless the
-  // peer's next message is an Abort, so a message that is early is never
-  // taken for a failure (the client's Barrier can reach the server before
-  // the client's engine connection does). True when another message is
-  // waiting (the duration-mode client's Done, the next step's Barrier),
-  // false when none is. Errors: the Abort's reason (kConnectionLost "peer
-  // failed: ..."), kConnectionLost once the peer has closed the connection
-  // (it died or stopped), so a dead peer is reported at once, not at
-  // --timeout.
   Result<bool> WatchPeer();
 
-  std::string PeerHost() const { return socket_.PeerHost(); }
+  std::string PeerHost() const { return link_.PeerHost(); }
 
  private:
-  Status Send(const std::vector<uint8_t>& body);
+  Status Send(const std::vector<uint8_t>& message);
   Result<std::vector<uint8_t>> Recv(uint8_t expected_type);
 
-  Socket socket_;
-  std::chrono::milliseconds timeout_;
+  ControlLink link_;  // the framing and the session messages
 };
 
 }  // namespace xfer::bench

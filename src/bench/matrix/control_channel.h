@@ -22,11 +22,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/control_link.h"
 #include "bench/matrix/host_fingerprint.h"
 #include "bench/matrix/matrix_agreement.h"
 #include "common/socket.h"
@@ -81,8 +81,7 @@ struct BufferReply {
 // timeout given at construction, restarted by each heartbeat.
 class ControlChannel {
  public:
-  ControlChannel(Socket socket, std::chrono::milliseconds timeout)
-      : socket_(std::move(socket)), timeout_(timeout) {}
+  ControlChannel(Socket socket, std::chrono::milliseconds timeout);
 
   Status SendHello(const Hello& hello);
   Result<Hello> RecvHello();
@@ -105,20 +104,12 @@ class ControlChannel {
 
   Status SendHeartbeat();
   Status SendDone();
-  std::string PeerHost() const { return socket_.PeerHost(); }
+  std::string PeerHost() const { return link_.PeerHost(); }
   // Tells the peer this side failed; best effort, bounded by half a second.
   void SendAbort(const std::string& reason);
 
  private:
-  Status Send(const std::vector<uint8_t>& body, std::chrono::milliseconds timeout);
-  // The body after the header of the next message that is not a heartbeat,
-  // and its type.
-  Result<std::pair<uint8_t, std::vector<uint8_t>>> RecvAny();
-  Result<std::vector<uint8_t>> Recv(uint8_t expected_type);
-
-  std::mutex send_mu_;
-  Socket socket_;
-  std::chrono::milliseconds timeout_;
+  bench::ControlLink link_;  // the framing and the session messages
 };
 
 }  // namespace xfer::matrix

@@ -9,8 +9,6 @@
 namespace xfer::matrix {
 namespace {
 
-constexpr uint32_t kControlMagic = 0x584D4658;  // "XFMX"
-
 WireWriter Begin(ControlType type) {
   WireWriter w;
   w.U32(kControlMagic);

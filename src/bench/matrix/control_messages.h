@@ -25,6 +25,9 @@ enum class ControlType : uint8_t {
   kAbort,
 };
 
+// "XFMX": the first word of every message.
+inline constexpr uint32_t kControlMagic = 0x584D4658;
+
 // Upper bounds a decoder enforces.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;
 inline constexpr size_t kMaxControlString = 1024;
