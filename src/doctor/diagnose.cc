@@ -115,6 +115,7 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
     report.ports.push_back(std::move(diagnosis));
   }
   report.inventory = ReadHostInventory(sysfs);
+  report.gpus = ReadGpuTopology(sysfs, report.inventory);
   report.host = ReadHostTuning(sysfs);
   report.host_warnings = HostWarnings(report.host);
   for (const RunMeasurement& run : runs) report.verdicts.push_back(JudgeOne(sysfs, options, run));

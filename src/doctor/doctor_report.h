@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor/ceiling.h"
+#include "doctor/gpu_topology.h"
 #include "doctor/host_inventory.h"
 #include "doctor/host_tuning.h"
 #include "doctor/path_reading.h"
@@ -35,6 +36,7 @@ struct DoctorReport {
   std::string sysfs_root;
   std::vector<PortDiagnosis> ports;  // empty on a host without an RDMA port
   HostInventory inventory;
+  std::vector<GpuTopology> gpus;  // each GPU against the RDMA NICs
   HostTuning host;
   std::vector<std::string> host_warnings;
   std::vector<Verdict> verdicts;

@@ -96,12 +96,31 @@ json InventoryJson(const HostInventory& host) {
               {"pci", std::move(pci)}};
 }
 
+json GpusJson(const std::vector<GpuTopology>& gpus) {
+  json out = json::array();
+  for (const GpuTopology& gpu : gpus) {
+    json nics = json::array();
+    for (const NicDistance& nic : gpu.nics) {
+      nics.push_back({{"nic", nic.nic},
+                      {"relation", nic.distance.relation},
+                      {"legend", nic.distance.legend.empty() ? json(nullptr) : json(nic.distance.legend)}});
+    }
+    out.push_back({{"address", gpu.address},
+                   {"bar1_bytes", Value(gpu.bar1_bytes)},
+                   {"peermem", Value(gpu.peermem)},
+                   {"nics", std::move(nics)},
+                   {"no_nic", gpu.no_nic.empty() ? json(nullptr) : json(gpu.no_nic)}});
+  }
+  return out;
+}
+
 json HostJson(const DoctorReport& report) {
   json pools = json::array();
   for (const HugepagePool& pool : report.host.pools) {
     pools.push_back({{"page_kib", pool.page_kib}, {"total", Value(pool.total)}, {"free", Value(pool.free)}});
   }
   json host = InventoryJson(report.inventory);
+  host["gpus"] = GpusJson(report.gpus);
   host.update(json{{"default_hugepage_kib", Value(report.host.default_hugepage_kib)},
               {"hugepage_pools", std::move(pools)},
               {"thp_enabled", Value(report.host.thp_enabled)},
@@ -127,6 +146,7 @@ json DoctorJson(const DoctorReport& report) {
                 {"speed_mbps", "Mb/s (10^6 bit/s)"},
                 {"speed_gts", "GT/s"},
                 {"mtu", "bytes"},
+                {"bar1_bytes", "bytes"},
                 {"page_kib", "KiB (2^10 bytes)"},
                 {"total_kib", "KiB (2^10 bytes)"},
                 {"available_kib", "KiB (2^10 bytes)"},

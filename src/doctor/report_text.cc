@@ -132,11 +132,30 @@ void AppendPciFunctions(const HostInventory& host, std::string& text) {
   }
 }
 
+// Each GPU against the RDMA NICs: what GPUDirect RDMA's speed depends on.
+void AppendGpus(const std::vector<GpuTopology>& gpus, std::string& text) {
+  for (const GpuTopology& gpu : gpus) {
+    text += fmt::format("  GPU {}{}  BAR1 {}, nvidia-peermem {}\n", gpu.address,
+                        gpu.vendor_name.empty() ? "" : " (" + gpu.vendor_name + ")",
+                        gpu.bar1_bytes.known()
+                            ? fmt::format("{:.1f} GiB", static_cast<double>(*gpu.bar1_bytes.value) /
+                                                            (uint64_t{1} << 30))
+                            : gpu.bar1_bytes.UnknownText(),
+                        Show(gpu.peermem));
+    if (!gpu.no_nic.empty()) text += fmt::format("    to RDMA NICs: {}\n", gpu.no_nic);
+    for (const NicDistance& nic : gpu.nics) {
+      text += fmt::format("    to {:<10} {}{}\n", nic.nic, nic.distance.relation,
+                          nic.distance.legend.empty() ? "" : " [" + nic.distance.legend + "]");
+    }
+  }
+}
+
 void AppendHost(const DoctorReport& report, std::string& text) {
   const HostTuning& host = report.host;
   text += "host\n";
   AppendCpuAndMemory(report.inventory, text);
   AppendPciFunctions(report.inventory, text);
+  AppendGpus(report.gpus, text);
   text += fmt::format("  hugepages    default size {}\n",
                       host.default_hugepage_kib.known() ? fmt::format("{} KiB", *host.default_hugepage_kib.value)
                                                         : host.default_hugepage_kib.UnknownText());

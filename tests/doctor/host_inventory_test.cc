@@ -11,6 +11,7 @@
 #include <string>
 
 #include "doctor/doctor_report.h"
+#include "doctor/gpu_topology.h"
 
 namespace xfer::doctor {
 namespace {
@@ -85,6 +86,88 @@ void WriteTwoSocketHostWithAGpuAndANic(const HostTree& tree) {
   tree.Write(nic + "/class", "0x020000\n");
   tree.Write(nic + "/numa_node", "-1\n");
   tree.Link("sys/bus/pci/devices/0000:00:03.0", "../../../devices/pci0000:00/0000:00:03.0");
+}
+
+// A second socket's root complex with a PCIe switch holding a GPU and an
+// RDMA NIC side by side, the GPUDirect layout; and nvidia-peermem loaded.
+void AddSwitchWithGpuAndNic(const HostTree& tree) {
+  const std::string root = "sys/devices/pci0000:a0/0000:a0:01.0";
+  const std::string up = root + "/0000:a1:00.0";
+  const std::string gpu = up + "/0000:a2:00.0/0000:a3:00.0";
+  const std::string nic = up + "/0000:a2:04.0/0000:a4:00.0";
+  for (const std::string& bridge : {root, up, up + "/0000:a2:00.0", up + "/0000:a2:04.0"}) {
+    tree.Write(bridge + "/class", "0x060400\n");
+    tree.Write(bridge + "/current_link_speed", "32.0 GT/s PCIe\n");
+    tree.Write(bridge + "/current_link_width", "16\n");
+  }
+  tree.Write(gpu + "/class", "0x030200\n");
+  tree.Write(gpu + "/vendor", "0x10de\n");
+  tree.Write(gpu + "/device", "0x2335\n");
+  tree.Write(gpu + "/numa_node", "1\n");
+  tree.Write(gpu + "/current_link_speed", "32.0 GT/s PCIe\n");
+  tree.Write(gpu + "/current_link_width", "16\n");
+  // BAR0 16 MiB, BAR1 256 GiB (64-bit: the next line is empty), BAR3 32 MiB.
+  tree.Write(gpu + "/resource",
+             "0x00000000e2000000 0x00000000e2ffffff 0x0000000000040200\n"
+             "0x0000200000000000 0x0000203fffffffff 0x000000000014220c\n"
+             "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+             "0x0000204000000000 0x0000204001ffffff 0x000000000014220c\n");
+  tree.Link("sys/bus/pci/devices/0000:a3:00.0",
+            "../../../devices/pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:00.0/0000:a3:00.0");
+  tree.Write(nic + "/class", "0x020700\n");
+  tree.Write(nic + "/vendor", "0x15b3\n");
+  tree.Write(nic + "/numa_node", "1\n");
+  tree.Write(nic + "/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+  tree.Link("sys/class/infiniband/mlx5_0",
+            "../../devices/pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:04.0/0000:a4:00.0/"
+            "infiniband/mlx5_0");
+  tree.Link(nic + "/infiniband/mlx5_0/device", "../../../0000:a4:00.0");
+  tree.Write("sys/module/nvidia_peermem/version", "1.1\n");
+}
+
+TEST(GpuTopology, DistancesAreNamedByTheClosestCommonPoint) {
+  const std::string r = "/sys/devices/pci0000:16/0000:16:01.0";
+  EXPECT_EQ(DistanceBetween(r + "/0000:17:00.0/0000:18:00.0/0000:1b:00.0",
+                            r + "/0000:17:00.0/0000:18:04.0/0000:1c:00.0", 0, 0)
+                .relation,
+            "behind one PCIe switch (0000:17:00.0)");
+  const PcieDistance host_bridge = DistanceBetween(
+      r + "/0000:1b:00.0", "/sys/devices/pci0000:16/0000:16:02.0/0000:1c:00.0", 0, 0);
+  EXPECT_EQ(host_bridge.relation, "on one root complex (pci0000:16), through its host bridge");
+  EXPECT_EQ(host_bridge.legend, "PHB");
+  const PcieDistance node =
+      DistanceBetween(r + "/0000:1b:00.0", "/sys/devices/pci0000:30/0000:30:01.0/0000:31:00.0", 0, 0);
+  EXPECT_EQ(node.relation, "on NUMA node 0, across root complexes (pci0000:16 and pci0000:30)");
+  EXPECT_EQ(node.legend, "NODE");
+  EXPECT_EQ(DistanceBetween(r + "/0000:1b:00.0", "/sys/devices/pci0000:a0/0000:a0:01.0/0000:a1:00.0",
+                            0, 1)
+                .legend,
+            "SYS");
+  EXPECT_EQ(DistanceBetween(r + "/0000:1b:00.0", "/sys/devices/pci0000:a0/0000:a1:00.0", -1, 1).legend,
+            "NODE or SYS");
+  EXPECT_EQ(DistanceBetween("/sys/devices/virtual/net/veth0", r, 0, 0).legend, "");
+}
+
+// Issue 29, §4: per GPU, the NICs by PCIe distance, BAR1 and peermem.
+TEST(GpuTopology, EachGpuIsPlacedAgainstEachRdmaNic) {
+  HostTree tree;
+  WriteTwoSocketHostWithAGpuAndANic(tree);
+  AddSwitchWithGpuAndNic(tree);
+  const SysfsReader sysfs(tree.root());
+  const std::vector<GpuTopology> gpus = ReadGpuTopology(sysfs, ReadHostInventory(sysfs));
+  ASSERT_EQ(gpus.size(), 2u);
+  const GpuTopology& near = gpus[1];
+  EXPECT_EQ(near.address, "0000:a3:00.0");
+  EXPECT_EQ(near.bar1_bytes.value, uint64_t{256} << 30);
+  EXPECT_EQ(near.peermem.value, "loaded (version 1.1)");
+  ASSERT_EQ(near.nics.size(), 1u);
+  EXPECT_EQ(near.nics[0].nic, "mlx5_0");
+  EXPECT_EQ(near.nics[0].distance.relation, "behind one PCIe switch (0000:a1:00.0)");
+  const GpuTopology& far = gpus[0];  // 0000:1b:00.0, NUMA node 0, other root complex
+  EXPECT_EQ(far.bar1_bytes.unknown_reason, "/sys/bus/pci/devices/0000:1b:00.0/resource is missing");
+  ASSERT_EQ(far.nics.size(), 1u);
+  EXPECT_EQ(far.nics[0].distance.relation, "across NUMA nodes (0 and 1)");
+  EXPECT_EQ(far.nics[0].distance.legend, "SYS");
 }
 
 TEST(CountCpuList, CountsRangesAndSingles) {
