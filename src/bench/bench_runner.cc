@@ -283,14 +283,14 @@ Status RunAndReport(const BenchParams& params, Session& session, BenchObserver& 
 Status RunServer(const BenchParams& params, Listener& listener, BenchObserver& observer,
                  const std::atomic<int>& stop) {
   observer.OnWaitingForClient();
-  auto session = OpenServerSession(params, listener);
+  auto session = OpenServerSession(params, listener, stop);
   if (!session.ok()) return session.status();
   return RunAndReport(params, *session, observer, true, stop);
 }
 
 Status RunClient(const BenchParams& params, BenchObserver& observer,
                  const std::atomic<int>& stop) {
-  auto session = OpenClientSession(params);
+  auto session = OpenClientSession(params, stop);
   if (!session.ok()) return session.status();
   return RunAndReport(params, *session, observer, false, stop);
 }

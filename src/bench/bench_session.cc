@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "bench/model/accept_peer.h"
+#include "bench/model/interruption.h"
 #include "xfer/device.h"
 
 namespace xfer::bench {
@@ -116,8 +117,10 @@ struct Client {
   std::unique_ptr<OobChannel> oob;
   RunSetup setup;
 };
-Result<Client> AcceptClient(const BenchParams& params, Listener& listener, Deadline deadline) {
-  return AcceptPeer(listener, deadline, "an xfer client", "waiting for a client (--accept_timeout)",
+Result<Client> AcceptClient(const BenchParams& params, Listener& listener, Deadline deadline,
+                            const std::atomic<int>& stop) {
+  return AcceptPeer(listener, deadline, stop, "an xfer client",
+                    "waiting for a client (--accept_timeout)",
                     [&](Socket socket) -> Result<Client> {
                       auto channel = std::make_unique<OobChannel>(std::move(socket), params.timeout);
                       auto setup = channel->RecvSetup();
@@ -186,7 +189,8 @@ BufferLayout LayoutFor(const BenchParams& params) {
   return BufferLayout(MaxSize(params), slots);
 }
 
-Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_listener) {
+Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_listener,
+                                  const std::atomic<int>& stop) {
   Session session;
   auto engine = MakeEngine(params, FormatHostPort({oob_listener.local_address().host, 0}), "xfer-server");
   if (!engine.ok()) return engine.status();
@@ -195,7 +199,7 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
 
   const Deadline deadline = Deadline::After(params.accept_timeout);
   for (;;) {
-    auto client = AcceptClient(params, oob_listener, deadline);
+    auto client = AcceptClient(params, oob_listener, deadline, stop);
     if (!client.ok()) return client.status();
     const std::string from = client->oob->PeerHost();
     Status served = ServeClient(params, *client, session);
@@ -214,14 +218,16 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
   return session;
 }
 
-Result<Session> OpenClientSession(const BenchParams& params) {
+Result<Session> OpenClientSession(const BenchParams& params, const std::atomic<int>& stop) {
   Session session;
   auto engine = MakeEngine(params, "", "xfer-client");
   if (!engine.ok()) return engine.status();
   session.engine = std::move(engine.value());
   XFER_RETURN_IF_ERROR(AllocateBuffer(params, session));
 
-  auto socket = ConnectTcp({params.server_host, params.port}, Deadline::After(params.timeout));
+  const HostPort server{params.server_host, params.port};
+  auto socket = WaitUnlessInterrupted(Deadline::After(params.timeout), stop,
+                                      [&server](Deadline slice) { return ConnectTcp(server, slice); });
   if (!socket.ok()) {
     return socket.status().WithContext(
         fmt::format("connecting to the xfer server at {}:{}", params.server_host, params.port));

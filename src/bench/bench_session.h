@@ -3,6 +3,7 @@
 #ifndef XFER_BENCH_BENCH_SESSION_H_
 #define XFER_BENCH_BENCH_SESSION_H_
 
+#include <atomic>
 #include <memory>
 
 #include "bench/model/bench_params.h"
@@ -41,12 +42,15 @@ BufferLayout LayoutFor(const BenchParams& params);
 // line on stderr, and the server waits for the next; the listener closes
 // once a client is served (one client per server, as perftest). Errors:
 // kTimeout when no client was served in time, or the server's own failure,
-// naming the failing step.
-Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_listener);
+// naming the failing step. Once `stop` is raised the wait for a client
+// ends (bench/model/interruption.h).
+Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_listener,
+                                  const std::atomic<int>& stop);
 
 // Client: connects to params.server_host:params.port, agrees on the run and
-// connects the engine with params.qps streams.
-Result<Session> OpenClientSession(const BenchParams& params);
+// connects the engine with params.qps streams. Once `stop` is raised the
+// wait for the server ends.
+Result<Session> OpenClientSession(const BenchParams& params, const std::atomic<int>& stop);
 
 }  // namespace xfer::bench
 

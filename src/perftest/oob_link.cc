@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "bench/model/accept_peer.h"
+#include "bench/model/interruption.h"
 #include "perftest/wire_format.h"
 
 namespace xfer::perftest {
@@ -48,8 +49,10 @@ OobLink::OobLink(Socket socket, bool is_client, std::chrono::milliseconds timeou
   EnableKeepalive(socket_.fd(), timeout_);
 }
 
-Result<OobLink> OobLink::Connect(const HostPort& server, std::chrono::milliseconds timeout) {
-  auto socket = ConnectTcp(server, Deadline::After(timeout));
+Result<OobLink> OobLink::Connect(const HostPort& server, std::chrono::milliseconds timeout,
+                                 const std::atomic<int>& stop) {
+  auto socket = bench::WaitUnlessInterrupted(
+      Deadline::After(timeout), stop, [&server](Deadline slice) { return ConnectTcp(server, slice); });
   if (!socket.ok()) {
     return socket.status().WithContext(
         fmt::format("connecting to {} (out-of-band, -p)", FormatHostPort(server)));
@@ -58,12 +61,12 @@ Result<OobLink> OobLink::Connect(const HostPort& server, std::chrono::millisecon
 }
 
 Result<OobLink> OobLink::Accept(Listener& listener, std::chrono::milliseconds accept_timeout,
-                                std::chrono::milliseconds timeout) {
+                                std::chrono::milliseconds timeout, const std::atomic<int>& stop) {
   // A perftest client's first message is its version (P1); a connection
   // whose first 16 bytes are not one is turned away before the prologue
   // reads them, and the wait goes on.
   return bench::AcceptPeer(
-      listener, Deadline::After(accept_timeout), "a perftest client",
+      listener, Deadline::After(accept_timeout), stop, "a perftest client",
       "waiting for the client (--accept_timeout)", [timeout](Socket socket) -> Result<OobLink> {
         std::array<uint8_t, kVersionSize> greeting{};
         XFER_RETURN_IF_ERROR(

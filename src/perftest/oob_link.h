@@ -8,6 +8,7 @@
 #define XFER_PERFTEST_OOB_LINK_H_
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,14 +25,17 @@ namespace xfer::perftest {
 class OobLink {
  public:
   // Client: connects to host:port, retrying a refused connection until
-  // `timeout` has passed (the server may still be starting).
-  // Errors: kTimeout, kInvalidArgument (bad host), kIoError.
-  static Result<OobLink> Connect(const HostPort& server, std::chrono::milliseconds timeout);
+  // `timeout` has passed (the server may still be starting) or `stop` is
+  // raised (bench/model/interruption.h).
+  // Errors: kTimeout, kInvalidArgument (bad host), kIoError, the
+  // interruption.
+  static Result<OobLink> Connect(const HostPort& server, std::chrono::milliseconds timeout,
+                                 const std::atomic<int>& stop);
 
   // Server: one accepted connection; the listener may be closed afterwards.
-  // Errors: kTimeout after accept_timeout, kIoError.
+  // Errors: kTimeout after accept_timeout, kIoError, the interruption.
   static Result<OobLink> Accept(Listener& listener, std::chrono::milliseconds accept_timeout,
-                                std::chrono::milliseconds timeout);
+                                std::chrono::milliseconds timeout, const std::atomic<int>& stop);
 
   bool is_client() const { return is_client_; }
 

@@ -311,7 +311,7 @@ Status RunOnLink(const BenchParams& params, OobLink link, BenchObserver& observe
 
 Status RunVerbsClient(const BenchParams& params, BenchObserver& observer,
                       const std::atomic<int>& stop) {
-  auto link = OobLink::Connect({params.server_host, params.port}, params.timeout);
+  auto link = OobLink::Connect({params.server_host, params.port}, params.timeout, stop);
   if (!link.ok()) return link.status();
   return RunOnLink(params, std::move(*link), observer, stop);
 }
@@ -319,7 +319,7 @@ Status RunVerbsClient(const BenchParams& params, BenchObserver& observer,
 Status RunVerbsServer(const BenchParams& params, Listener& listener, BenchObserver& observer,
                       const std::atomic<int>& stop) {
   observer.OnWaitingForClient();
-  auto link = OobLink::Accept(listener, params.accept_timeout, params.timeout);
+  auto link = OobLink::Accept(listener, params.accept_timeout, params.timeout, stop);
   if (!link.ok()) return link.status();
   listener.Close();
   return RunOnLink(params, std::move(*link), observer, stop);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "bench/model/interruption.h"
 #include "common/socket.h"
 #include "xfer/engine.h"
 
@@ -83,7 +84,7 @@ class ServerSessionTest : public ::testing::Test {
   }
   // After the test has set params_: the server reads them on its thread.
   void StartServer() {
-    server_ = std::thread([this] { session_ = OpenServerSession(params_, listener_); });
+    server_ = std::thread([this] { session_ = OpenServerSession(params_, listener_, NeverStopped()); });
   }
   void TearDown() override {
     if (server_.joinable()) server_.join();

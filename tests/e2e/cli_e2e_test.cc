@@ -576,6 +576,35 @@ TEST(CliE2e, CtrlCEndsASweepBetweenSizesAndWritesTheFinishedOnes) {
   std::remove(json.c_str());
 }
 
+// Ctrl-C while a server waits for its client (up to --accept_timeout, 10
+// minutes by default) or a client for its server (up to --timeout) ends the
+// wait at once: the stop flag is looked at every 100 ms.
+TEST(CliE2e, CtrlCEndsAWaitForThePeerAtOnce) {
+  const std::string port = std::to_string(FreePort());
+  Process server({"write_bw", "--transport", "tcp", "-p", port});
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (server.OutputSoFar().find("Waiting for client") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(kill(server.pid(), SIGINT), 0);
+  const auto interrupted_at = std::chrono::steady_clock::now();
+  const ProcessResult served = server.Wait(10s);
+  EXPECT_LT(std::chrono::steady_clock::now() - interrupted_at, 3s);
+  EXPECT_EQ(served.exit_code, 128 + SIGINT) << served.err;
+  EXPECT_NE(served.err.find("waiting for a client (--accept_timeout): interrupted by SIGINT"),
+            std::string::npos)
+      << served.err;
+
+  // Nobody listens on this port: the client retries the refused connect.
+  Process client({"write_bw", "--transport", "tcp", "-p", port, "--timeout", "60", "127.0.0.1"});
+  std::this_thread::sleep_for(500ms);
+  ASSERT_EQ(kill(client.pid(), SIGINT), 0);
+  const ProcessResult connecting = client.Wait(10s);
+  EXPECT_EQ(connecting.exit_code, 128 + SIGINT) << connecting.err;
+  EXPECT_NE(connecting.err.find("interrupted by SIGINT"), std::string::npos) << connecting.err;
+}
+
 // The other half of defect 4: a run whose peer dies keeps its finished
 // sizes and now says that it failed, and why.
 TEST(CliE2e, ARunWhosePeerDiesMarksItsJsonFailed) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "bench/model/interruption.h"
 #include "perftest/wire_format.h"
 
 namespace xfer::perftest {
@@ -31,11 +32,11 @@ TEST(OobLinkAccept, TurnsAwayStraysAndKeepsTheClientsVersionForThePrologue) {
   std::thread peers([&] {
     SendStray(port, "GET / HTTP/1.0\r\n\r\n");  // 18 bytes: the first 16 are no version
     SendStray(port, "");                         // connects and hangs up
-    auto client = OobLink::Connect({"127.0.0.1", port}, 5s);
+    auto client = OobLink::Connect({"127.0.0.1", port}, 5s, bench::NeverStopped());
     ASSERT_TRUE(client.ok()) << client.status().ToString();
     client_saw = client->Exchange(EncodeVersion("6.06"), kVersionSize, "version");
   });
-  auto server = OobLink::Accept(*listener, 10s, 5s);
+  auto server = OobLink::Accept(*listener, 10s, 5s, bench::NeverStopped());
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   auto version = server->Exchange(EncodeVersion("6.28"), kVersionSize, "version");
   peers.join();
@@ -53,7 +54,7 @@ TEST(OobLinkAccept, WaitsOnlyUntilTheAcceptTimeout) {
   const uint16_t port = listener->local_address().port;
   std::thread stray([port] { SendStray(port, "not perftest at all"); });
   const auto start = std::chrono::steady_clock::now();
-  auto server = OobLink::Accept(*listener, 1s, 5s);
+  auto server = OobLink::Accept(*listener, 1s, 5s, bench::NeverStopped());
   stray.join();
   EXPECT_EQ(server.status().code(), StatusCode::kTimeout) << server.status().ToString();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "bench/model/accept_peer.h"
+#include "bench/model/interruption.h"
 #include "bench/matrix/control_channel.h"
 #include "bench/matrix/data_pattern.h"
 #include "bench/matrix/matrix_agreement.h"
@@ -61,7 +62,8 @@ struct Accepted {
 // before `deadline`; stray connections are turned away.
 Result<Accepted> AcceptInitiator(const MatrixConfig& config, Listener& listener, Deadline deadline) {
   return bench::AcceptPeer(
-      listener, deadline, "an xfer matrix initiator", "waiting for an initiator (--accept_timeout)",
+      listener, deadline, bench::NeverStopped(), "an xfer matrix initiator",
+      "waiting for an initiator (--accept_timeout)",
       [&](Socket socket) -> Result<Accepted> {
         auto control = std::make_unique<ControlChannel>(std::move(socket), config.timeout);
         auto hello = control->RecvHello();

@@ -6,9 +6,11 @@
 #ifndef XFER_BENCH_MODEL_ACCEPT_PEER_H_
 #define XFER_BENCH_MODEL_ACCEPT_PEER_H_
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
+#include "bench/model/interruption.h"
 #include "common/clock.h"
 #include "common/socket.h"
 #include "xfer/status.h"
@@ -43,14 +45,17 @@ inline void ReportTurnedAway(const char* article, const char* peer_noun, const s
 
 // `greet(Socket)` reads the peer's first message and returns Result<T>.
 // Returns the first T that succeeds. `peer_kind` names what was expected,
-// with its article ("an xfer client"). Errors: the Accept's (kTimeout at `deadline`, with
-// `waiting_for` as context), or a greeting error that IsStrayPeer does not
-// cover.
+// with its article ("an xfer client"). The wait ends early once `stop` is
+// raised (interruption.h). Errors: the Accept's (kTimeout at `deadline`),
+// or the interruption, with `waiting_for` as context; or a greeting error
+// that IsStrayPeer does not cover.
 template <typename Greet>
-auto AcceptPeer(Listener& listener, Deadline deadline, const char* peer_kind,
-                const char* waiting_for, Greet&& greet) -> decltype(greet(Socket())) {
+auto AcceptPeer(Listener& listener, Deadline deadline, const std::atomic<int>& stop,
+                const char* peer_kind, const char* waiting_for, Greet&& greet)
+    -> decltype(greet(Socket())) {
   for (;;) {
-    auto socket = listener.Accept(deadline);
+    auto socket = WaitUnlessInterrupted(
+        deadline, stop, [&listener](Deadline slice) { return listener.Accept(slice); });
     if (!socket.ok()) return socket.status().WithContext(waiting_for);
     const std::string from = socket->PeerHost();
     auto greeted = greet(std::move(socket.value()));

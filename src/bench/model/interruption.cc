@@ -15,4 +15,12 @@ Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total)
                             name != nullptr ? name : "?", done, total, total == 1 ? "" : "s"));
 }
 
+Status CheckInterrupted(const std::atomic<int>& stop) {
+  const int signal = stop.load(std::memory_order_acquire);
+  if (signal == 0) return Status::Ok();
+  const char* name = sigabbrev_np(signal);
+  return Status(StatusCode::kFailedPrecondition,
+                fmt::format("interrupted by SIG{}", name != nullptr ? name : "?"));
+}
+
 }  // namespace xfer::bench

@@ -7,8 +7,10 @@
 #define XFER_BENCH_MODEL_INTERRUPTION_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 
+#include "common/clock.h"
 #include "xfer/status.h"
 
 namespace xfer::bench {
@@ -25,6 +27,30 @@ inline const std::atomic<int>& NeverStopped() {
 // "interrupted by SIGINT after 11 of 23 sizes", `done` being the sizes
 // finished so far out of `total`.
 Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total);
+
+// OK while `stop` is 0; else kFailedPrecondition "interrupted by SIGINT".
+Status CheckInterrupted(const std::atomic<int>& stop);
+
+// How often a wait for a peer (a client's connection, a server to connect
+// to) looks at the stop flag.
+inline constexpr std::chrono::milliseconds kInterruptSlice{100};
+
+// Waits with `attempt(slice_deadline)`, in slices of at most
+// kInterruptSlice, until the attempt gives anything but kTimeout,
+// `deadline` passes, or `stop` is raised: so that Ctrl-C ends a wait for a
+// peer at once instead of at --accept_timeout. Errors: the attempt's
+// (kTimeout once `deadline` has passed); CheckInterrupted(stop)'s.
+template <typename Attempt>
+auto WaitUnlessInterrupted(Deadline deadline, const std::atomic<int>& stop, Attempt&& attempt)
+    -> decltype(attempt(deadline)) {
+  for (;;) {
+    XFER_RETURN_IF_ERROR(CheckInterrupted(stop));
+    auto result = attempt(deadline.EarlierOf(Deadline::After(kInterruptSlice)));
+    if (result.ok() || result.status().code() != StatusCode::kTimeout || deadline.expired()) {
+      return result;
+    }
+  }
+}
 
 }  // namespace xfer::bench
 
