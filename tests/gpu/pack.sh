@@ -22,5 +22,5 @@ done | sort -u | while read -r library; do
   esac
   cp -L "$library" "$out/lib/"
 done
-cp "$(dirname "$0")/run.sh" "$out/"
+cp "$(dirname "$0")/run.sh" "$(dirname "$0")/ratios.py" "$out/"
 du -sh "$out"
