@@ -1,8 +1,5 @@
 #include "bench/matrix/matrix_initiator.h"
 
-#include <signal.h>
-
-#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -19,6 +16,7 @@
 #include "bench/matrix/matrix_agreement.h"
 #include "bench/matrix/matrix_engine.h"
 #include "bench/matrix/side_buffers.h"
+#include "bench/model/interruption.h"
 #include "common/clock.h"
 #include "common/socket.h"
 #include "xfer/engine.h"
@@ -385,14 +383,13 @@ Status Initiator::FailCell(size_t index, const Status& why) {
   return why.WithContext(CellName(cell));
 }
 
+// REQUIRES: stop_ is raised.
 Status Initiator::Interrupted(size_t index, uint32_t sample, uint32_t total) {
-  const int signal = stop_.load();
-  const char* name = sigabbrev_np(signal);
-  return Status(StatusCode::kFailedPrecondition,
-                fmt::format("interrupted by SIG{} in cell {} after {} of {} samples; that cell "
-                            "and the ones after it were not run",
-                            name != nullptr ? name : "?", CellName(run_.cells[index]), sample,
-                            total));
+  const Status interrupted = bench::CheckInterrupted(stop_);
+  return Status(interrupted.code(),
+                fmt::format("{} in cell {} after {} of {} samples; that cell and the ones after "
+                            "it were not run",
+                            interrupted.message(), CellName(run_.cells[index]), sample, total));
 }
 
 }  // namespace
