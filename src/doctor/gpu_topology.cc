@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -61,8 +60,9 @@ std::optional<std::string> PciFunctionPath(const std::string& path) {
 
 Reading<uint64_t> ReadBar1(const SysfsReader& sysfs, const std::string& address) {
   const std::string file = fmt::format("/sys/bus/pci/devices/{}/resource", address);
-  std::ifstream in(sysfs.root() / file.substr(1));
-  if (!in) return Reading<uint64_t>::Unknown(file + " is missing");
+  const Reading<std::string> resource = sysfs.ReadAll(file);
+  if (!resource.known()) return Reading<uint64_t>::Unknown(resource.unknown_reason);
+  std::istringstream in(*resource.value);
   std::string line;
   for (int i = 0; i <= 1; ++i) {
     if (!std::getline(in, line)) return Reading<uint64_t>::Unknown(file + " has no BAR1 line");

@@ -42,7 +42,7 @@ std::filesystem::path SysfsReader::Full(std::string_view path) const {
   return root_ / std::filesystem::path(relative);
 }
 
-Reading<std::string> SysfsReader::ReadWhole(std::string_view path) const {
+Reading<std::string> SysfsReader::ReadAll(std::string_view path) const {
   const std::string where(path);
   const int fd = ::open(Full(path).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Reading<std::string>::Unknown(ErrnoReason(errno, where));
@@ -64,7 +64,7 @@ Reading<std::string> SysfsReader::ReadWhole(std::string_view path) const {
 }
 
 Reading<std::string> SysfsReader::ReadText(std::string_view path) const {
-  const Reading<std::string> whole = ReadWhole(path);
+  const Reading<std::string> whole = ReadAll(path);
   if (!whole.known()) return whole;
   std::string_view line = *whole.value;
   line = line.substr(0, line.find('\n'));
@@ -74,7 +74,7 @@ Reading<std::string> SysfsReader::ReadText(std::string_view path) const {
 }
 
 Reading<std::string> SysfsReader::ReadField(std::string_view path, std::string_view key) const {
-  const Reading<std::string> whole = ReadWhole(path);
+  const Reading<std::string> whole = ReadAll(path);
   if (!whole.known()) return whole;
   std::string_view rest = *whole.value;
   while (!rest.empty()) {

@@ -32,6 +32,9 @@ class SysfsReader {
   // denied", "read fails with EINVAL (...)") or is empty.
   Reading<std::string> ReadText(std::string_view path) const;
 
+  // The whole file. Unknown as ReadText, but never for being empty.
+  Reading<std::string> ReadAll(std::string_view path) const;
+
   // The value on the first line of the file that reads "<key>:" or
   // "<key><blanks>:" ("MemTotal:  16384 kB" in /proc/meminfo, "model
   // name\t: ..." in /proc/cpuinfo), blanks trimmed. Unknown as ReadText,
@@ -55,8 +58,6 @@ class SysfsReader {
 
  private:
   std::filesystem::path Full(std::string_view path) const;
-  // The whole file; unknown as ReadText but never for being empty.
-  Reading<std::string> ReadWhole(std::string_view path) const;
 
   std::filesystem::path root_;
 };
