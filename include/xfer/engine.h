@@ -46,6 +46,35 @@ using PeerId = uint64_t;
 // `xfer --help` and docs/libxfer.md print the table).
 using TransportOptions = std::map<std::string, std::string, std::less<>>;
 
+// How a connection moves the local side of one-sided transfers: straight
+// from the caller's buffer by the transport, or bounced through host memory
+// the engine owns. The choice that decides what GPUDirect buys over
+// staging on one host: run a test twice, `direct` and `staged`.
+enum class DevicePath : uint8_t {
+  // The transport's own path for every memory kind it carries; local
+  // buffers of a kind it does not carry (CUDA device memory on verbs
+  // without GPUDirect) are staged.
+  kAuto = 0,
+  // The transport's own path only: Submit refuses local memory the
+  // transport does not carry (kNotSupported), as when there is no staging.
+  kDirect = 1,
+  // Every local buffer, host memory included, bounces through the
+  // connection's staging memory: WRITE copies each chunk of the source into
+  // it and the transport sends the chunk from there; READ lands each chunk
+  // there and the engine copies it out. Copies (memcpy, or a CUDA copy on a
+  // stream of the engine's own for device memory) overlap the transport's
+  // transfer of the previous chunk. Costs a copy per byte and a thread hop
+  // per request; what it buys is reach (device memory over any transport)
+  // and a baseline for the direct path.
+  kStaged = 2,
+};
+
+// "auto", "direct", "staged".
+XFER_API const char* DevicePathName(DevicePath path);
+// The inverse of DevicePathName. Errors: kInvalidArgument naming the
+// choices.
+XFER_API Result<DevicePath> ParseDevicePath(std::string_view text);
+
 struct EngineOptions {
   // Shown in logs and sent to peers in the handshake.
   std::string name = "xfer";
@@ -79,6 +108,10 @@ struct EngineOptions {
   // refusal as kPermissionDenied. The handshake is authenticated, not
   // encrypted, and the transports' traffic after it is not authenticated.
   std::string secret;
+  // How every connection of this engine moves its local buffers (see
+  // DevicePath). A setting of this side alone: the peer's engine stages or
+  // not by its own.
+  DevicePath device_path = DevicePath::kAuto;
   // Receives one line for each connection the acceptor refuses because the
   // peer failed to authenticate; unset: the line goes to stderr. Called on
   // the engine's accept thread. The engine keeps serving after a refusal.
@@ -102,11 +135,18 @@ struct PeerInfo {
   std::string transport;  // the transport carrying this connection
   DataMover data_mover = DataMover::kKernel;  // that transport's
   uint32_t streams = 0;
-  // Whether that transport moves CUDA device memory (MemoryKind::kCuda);
-  // where it does not, Submit refuses device memory on this connection.
+  // Whether this side's CUDA device memory moves on this connection, by the
+  // transport itself or staged (EngineOptions::device_path); where it does
+  // not, Submit refuses local device memory. The peer's device memory moves
+  // only where the transport itself reaches it (shm: CUDA IPC; tcp: the
+  // peer's side stages it); elsewhere Submit refuses it.
   bool device_memory = false;
-  // How it does ("CUDA IPC" over shm); empty without device_memory.
+  // How this side's device memory moves ("CUDA IPC" over shm; "staged
+  // through pinned host memory, ..." when staged); empty without
+  // device_memory.
   std::string device_path;
+  // Whether every local buffer is staged (DevicePath::kStaged).
+  bool staged = false;
   // The most entries one Submit takes on this connection; split longer
   // batches over several requests.
   uint32_t max_entries_per_post = 1;

@@ -324,8 +324,12 @@ std::map<std::string, TransportOptions, std::less<>> TransportOptionsFromKeyword
 EngineOptions OptionsFromPython(const std::string& name, const std::string& listen,
                                 const std::optional<std::vector<std::string>>& transports,
                                 double connect_timeout, double io_timeout,
-                                const std::string& secret, const py::kwargs& keywords) {
+                                const std::string& secret, const std::string& device_path,
+                                const py::kwargs& keywords) {
   EngineOptions options;
+  auto path = ParseDevicePath(device_path);
+  if (!path.ok()) throw py::value_error(path.status().message());
+  options.device_path = *path;
   options.name = name;
   options.listen_address = listen;
   if (transports) options.transports = *transports;
@@ -373,7 +377,8 @@ constexpr const char* kEngineDocHead =
 transfers over shm, tcp or RDMA verbs.
 
 Engine(name="xfer", listen="127.0.0.1:0", transports=None,
-       connect_timeout=5.0, io_timeout=10.0, secret=b"", **transport_options)
+       connect_timeout=5.0, io_timeout=10.0, secret=b"", device_path="auto",
+       **transport_options)
 
   name             shown in logs and sent to peers in the handshake
   listen           "host:port" to accept peers on; port 0 picks a free port
@@ -389,6 +394,10 @@ Engine(name="xfer", listen="127.0.0.1:0", transports=None,
                    challenge-response, and a peer without the same secret is
                    refused (PERMISSION_DENIED) before it learns any region;
                    b"" (the default) authenticates nobody
+  device_path      how this engine's buffers move: "auto" (the transport's
+                   own path where it has one, else staged), "direct" (its
+                   own path only), "staged" (every buffer bounced through
+                   pinned host memory); PeerInfo.staged tells
 
 Transport options, as keywords "<transport>_<key>" (the transports' own
 tables: xfer.transport_options()); None or absent keeps the default:
@@ -418,16 +427,18 @@ void BindEngine(py::module_& module) {
                        Arg<std::optional<std::vector<std::string>>, "transports"> transports,
                        Arg<double, "connect_timeout"> connect_timeout,
                        Arg<double, "io_timeout"> io_timeout,
-                       Arg<Bytes, "secret"> secret, const py::kwargs& transport_options) {
+                       Arg<Bytes, "secret"> secret, Arg<std::string, "device_path"> device_path,
+                       const py::kwargs& transport_options) {
              // Converted in order, before anything is created.
              EngineOptions options = OptionsFromPython(
                  name.get(), listen.get(), transports.get(), connect_timeout.get(),
-                 io_timeout.get(), secret.get().data, transport_options);
+                 io_timeout.get(), secret.get().data, device_path.get(), transport_options);
              return std::make_unique<PythonEngine>(options);
            }),
            py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
            py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
-           py::arg("io_timeout") = 10.0, py::arg("secret") = py::bytes())
+           py::arg("io_timeout") = 10.0, py::arg("secret") = py::bytes(),
+           py::arg("device_path") = "auto")
       .def_property_readonly("listen_address", &PythonEngine::ListenAddress,
                              "The bound 'host:port' (the real port when listen asked for port 0), "
                              "or '' when not listening.")

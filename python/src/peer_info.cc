@@ -47,9 +47,13 @@ void BindPeerInfo(py::module_& module) {
       .def_readonly("data_mover", &PeerInfo::data_mover, "What moves its bytes (DataMover).")
       .def_readonly("streams", &PeerInfo::streams, "Independent streams (int).")
       .def_readonly("device_memory", &PeerInfo::device_memory,
-                    "Whether the transport moves CUDA device memory (bool).")
+                    "Whether this side's CUDA device memory moves on this connection, by the "
+                    "transport or staged (bool).")
       .def_readonly("device_path", &PeerInfo::device_path,
-                    "How it does ('CUDA IPC' over shm); '' without device_memory.")
+                    "How it does ('CUDA IPC' over shm; 'staged through pinned host memory, "
+                    "...'); '' without device_memory.")
+      .def_readonly("staged", &PeerInfo::staged,
+                    "Whether every local buffer is staged (Engine device_path='staged').")
       .def_readonly("max_entries_per_post", &PeerInfo::max_entries_per_post,
                     "The most entries one transfer batch takes (int); split longer ones.")
       .def_readonly("max_inline_bytes", &PeerInfo::max_inline_bytes,

@@ -242,6 +242,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   RunInfo info;
   info.transport = session.peer_info.transport;
   info.data_mover = session.peer_info.data_mover;
+  info.staged = session.peer_info.staged;
   info.qps = session.peer_info.streams;
   info.tx_depth = settings->tx_depth;
   info.cq_mod = settings->cq_mod;

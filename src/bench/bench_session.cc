@@ -28,6 +28,7 @@ Result<std::unique_ptr<Engine>> MakeEngine(const BenchParams& params, std::strin
   options.connect_timeout = params.timeout;
   options.io_timeout = params.timeout;
   options.secret = params.secret;
+  options.device_path = params.device_path;
   // What the typed flags set, by the transports' own tables (the CLI's
   // derivation): only built-in transports have rows, so Engine::Create
   // never meets settings for a transport this build lacks.

@@ -135,6 +135,13 @@ Status ApplyWire(const FlagSpec& spec, std::string_view value, ParseState& state
   return Status::Ok();
 }
 
+Status ApplyDevicePath(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  auto path = ParseDevicePath(value);
+  if (!path.ok()) return InvalidArgument(DisplayName(spec) + ": " + path.status().message());
+  state.params.device_path = *path;
+  return Status::Ok();
+}
+
 // Sets the milliseconds field kField from a positive number of seconds,
 // rounded up so that a tiny positive timeout never becomes 0 ms.
 template <auto kField>
@@ -256,6 +263,10 @@ constexpr FlagSpec kCoreFlags[] = {
      "Out-of-band protocol: perftest's (RDMA verbs only; a stock ib_* tool can be the peer; "
      "the default on verbs) or xfer's (every transport; the default elsewhere)",
      nullptr, ApplyWire},
+    {'\0', "device_path", "<path>", S::kOneSidedBandwidth, G::kXfer,
+     "How this side's buffers move: the transport's own path where it has one, else staged "
+     "(auto); its own path only (direct); bounced through pinned host memory (staged)",
+     nullptr, ApplyDevicePath},
     {'\0', "loopback", "", S::kAll, G::kXfer,
      "Run the server in a child process and the client here (no <host>)", nullptr,
      ApplyLoopback},

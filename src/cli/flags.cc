@@ -161,6 +161,11 @@ Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
     return InvalidArgument(
         "--secret-file: perftest's wire protocol has no place for a secret; use --wire xfer");
   }
+  if (params.device_path == DevicePath::kStaged) {
+    return InvalidArgument(
+        "--device_path staged: perftest's wire registers the test buffer with the NIC, as stock "
+        "perftest does; staging runs on xfer's wire (--wire xfer)");
+  }
   params.transport = perftest;
   return Status::Ok();
 }
@@ -207,6 +212,14 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
       params.notes.push_back(
           "--secret-file: runs on xfer's wire protocol (--wire xfer): perftest's has no place "
           "for a secret, so a stock perftest peer cannot join");
+    }
+  }
+  if (!params.wire && params.device_path == DevicePath::kStaged) {
+    params.wire = bench::Wire::kXfer;
+    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
+      params.notes.push_back(
+          "--device_path staged: runs on xfer's wire protocol (--wire xfer), whose engine "
+          "stages; a stock perftest peer cannot join");
     }
   }
   const bool atomic = state.test->verb == bench::Verb::kAtomic;

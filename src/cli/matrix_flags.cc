@@ -36,7 +36,7 @@ struct MatrixText {
   bool efficiency = false;
   std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
       loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
-      use_cuda,
+      use_cuda, device_path,
       gid_index, json, csv, markdown, secret_file;
 };
 
@@ -71,6 +71,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   Text(app, "-i,--ib-port", t.ib_port, "its port (default 1)");
   Text(app, "-x,--gid-index", t.gid_index, "its GID index (default: automatic)");
   Text(app, "--use_cuda", t.use_cuda, "CUDA device ordinal of this side's device memory");
+  Text(app, "--device_path", t.device_path, "auto, direct or staged (default auto)");
   Text(app, "--json", t.json, "write every sample of every cell as JSON");
   Text(app, "--csv", t.csv, "write one row per cell as CSV");
   Text(app, "--markdown", t.markdown, "write the table in the seed's Markdown layout");
@@ -212,6 +213,11 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
   }
   XFER_RETURN_IF_ERROR(ParseCount(t.ib_port, "-i/--ib-port", 1, 255, c.verbs.port));
   XFER_RETURN_IF_ERROR(ParseCount(t.use_cuda, "--use_cuda", 0, 1023, c.cuda_device));
+  if (t.device_path) {
+    auto path = ParseDevicePath(*t.device_path);
+    if (!path.ok()) return Flag("--device_path", path.status());
+    c.device_path = *path;
+  }
   if (t.gid_index) {
     int gid = 0;
     XFER_RETURN_IF_ERROR(ParseCount(t.gid_index, "-x/--gid-index", 0, 255, gid));
@@ -276,6 +282,11 @@ std::string MatrixHelp() {
       "                        of its path's ceiling (shm: single-core memcpy of the\n"
       "                        block size, measured before the cells; --json always\n"
       "                        records the ceilings)\n"
+      "  --device_path PATH    how this side's buffers move: auto (the transport's own\n"
+      "                        path where it has one, else staged), direct (its own\n"
+      "                        path only: other cells read n/a), staged (bounced\n"
+      "                        through pinned host memory, host memory too); run the\n"
+      "                        matrix twice to see what the direct path buys\n"
       "  --timeout SECONDS     bound on every wait: a sample, a control message,\n"
       "                        connecting (default 10)\n"
       "  --accept_timeout S    how long the target waits for its initiator (default 600)\n"

@@ -54,7 +54,8 @@ ConnectContext EngineImpl::Context() {
                         *devices_,
                         options_.connect_timeout,
                         options_.io_timeout,
-                        secret_ ? &*secret_ : nullptr};
+                        secret_ ? &*secret_ : nullptr,
+                        options_.device_path};
 }
 
 void EngineImpl::AcceptLoop() {
@@ -173,17 +174,22 @@ Status EngineImpl::CheckMessageMemory(MemoryKind kind) {
       "send/recv of CUDA device memory is not supported on any transport; WRITE and READ move it");
 }
 
-// Memory only travels on a transport that says it carries its kind.
+// Memory only travels on a transport that says it carries its kind, or,
+// on this side, through the connection's staging.
 Status EngineImpl::CheckCarried(const PeerConnection& connection, MemoryKind local,
                                 MemoryKind remote) const {
   const transport::Capabilities& caps = connection.capabilities();
-  if (caps.Carries(local) && caps.Carries(remote)) return Status::Ok();
-  const MemoryKind missing = caps.Carries(local) ? remote : local;
-  return NotSupported(fmt::format(
+  const bool local_moves = caps.Carries(local) || connection.Stages(local);
+  if (local_moves && caps.Carries(remote)) return Status::Ok();
+  const MemoryKind missing = local_moves ? remote : local;
+  std::string why = fmt::format(
       "the {} transport does not carry {} memory in this build ({} memory on this side, {} "
       "memory on the peer's)",
-      connection.info().transport, missing == MemoryKind::kCuda ? "CUDA device" : MemoryKindName(missing),
-      MemoryKindName(local), MemoryKindName(remote)));
+      connection.info().transport,
+      missing == MemoryKind::kCuda ? "CUDA device" : MemoryKindName(missing),
+      MemoryKindName(local), MemoryKindName(remote));
+  if (!local_moves) why += "; device path 'direct' forbids staging it";
+  return NotSupported(why);
 }
 
 Status EngineImpl::CheckOneSided(const PeerConnection& connection, size_t entries) {
@@ -217,6 +223,7 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   XFER_RETURN_IF_ERROR(CheckOneSided(*connection, entries.size()));
   const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
+  bool stages = false;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
     if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
@@ -227,13 +234,40 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
     if (Status carried = CheckCarried(*connection, *local, (*remote)->kind); !carried.ok()) {
       return carried.WithContext(fmt::format("entry {}", i));
     }
+    stages = stages || connection->Stages(*local);
   }
-  auto& endpoint = connection->endpoint();
   // A compare, not a division, in the common case of an in-range stream.
   const uint32_t streams = connection->info().streams;
   if (stream >= streams) stream %= streams;
+  // While staged requests are pending, a direct one queues behind them:
+  // requests on one stream complete in posting order.
+  if (stages || connection->staging().busy()) {
+    auto staged = StagedEntries(*connection, entries);
+    if (!staged.ok()) return staged.status();
+    return connection->staging().Submit(op, std::move(*staged), request, stream);
+  }
+  auto& endpoint = connection->endpoint();
   return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
                               : endpoint.PostRead(entries, request, stream);
+}
+
+Result<std::vector<StagedEntry>> EngineImpl::StagedEntries(
+    const PeerConnection& connection, std::span<const TransferEntry> entries) const {
+  std::vector<StagedEntry> staged;
+  staged.reserve(entries.size());
+  for (const TransferEntry& e : entries) {
+    // Checked by Submit a moment ago, unless the caller deregistered it
+    // meanwhile.
+    auto kind = CheckLocal(e.local, e.length, "local buffer");
+    if (!kind.ok()) return kind.status();
+    int device = -1;
+    if (*kind == MemoryKind::kCuda) {
+      auto info = devices_->Classify(e.local, e.length);
+      if (info.ok() && info->device) device = info->ordinal;
+    }
+    staged.push_back({e, connection.Stages(*kind), device});
+  }
+  return staged;
 }
 
 Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,

@@ -53,6 +53,9 @@ class EngineImpl final : public Engine {
   // kNotSupported / kInvalidArgument when the connection's transport lacks
   // what the call needs (Capabilities).
   static Status CheckOneSided(const PeerConnection& connection, size_t entries);
+  // `entries` (checked) as the connection's staging pipeline moves them.
+  Result<std::vector<StagedEntry>> StagedEntries(const PeerConnection& connection,
+                                                 std::span<const TransferEntry> entries) const;
   static Status CheckTwoSided(const PeerConnection& connection);
   // kNotSupported for memory no transport sends or receives.
   static Status CheckMessageMemory(MemoryKind kind);

@@ -24,7 +24,10 @@ namespace xfer::core {
 // outlives the registry.
 class MemoryRegistry final : public transport::LocalMemory {
  public:
-  explicit MemoryRegistry(cuda::DeviceRuntime& devices) : devices_(devices) {}
+  // Region ids count up from `first_id` (> 0), so that registries whose
+  // regions one transport sees side by side never share an id.
+  explicit MemoryRegistry(cuda::DeviceRuntime& devices, uint64_t first_id = 1)
+      : devices_(devices), next_id_(first_id) {}
   ~MemoryRegistry() override;
   MemoryRegistry(const MemoryRegistry&) = delete;
   MemoryRegistry& operator=(const MemoryRegistry&) = delete;
@@ -66,7 +69,7 @@ class MemoryRegistry final : public transport::LocalMemory {
   cuda::DeviceRuntime& devices_;
   mutable std::mutex mu_;
   std::map<uint64_t, Entry> by_address_;  // GUARDED_BY(mu_); key: start address
-  uint64_t next_id_ = 1;                  // GUARDED_BY(mu_)
+  uint64_t next_id_;                      // GUARDED_BY(mu_)
   std::vector<IndexedRegion> published_;  // GUARDED_BY(mu_); scratch for PublishLocked
   RegionIndex index_;                     // written under mu_, read by Locate
 };

@@ -37,7 +37,8 @@ std::vector<std::string> UsableNames(const TransportList& transports, Status& wh
 Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
     const ConnectContext& ctx, transport::Transport& transport, bool initiator, uint32_t streams,
     Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
-    std::vector<transport::LocalRegionView> announced, Deadline deadline) {
+    std::vector<transport::LocalRegionView> announced, const ConnectionMemory& memory,
+    Deadline deadline) {
   transport::EndpointSetup setup;
   setup.initiator = initiator;
   setup.streams = streams;
@@ -45,7 +46,7 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   setup.peer_host = control.PeerHost();
   if (setup.peer_host.empty()) setup.peer_host = "127.0.0.1";
   setup.peer_pid = peer.pid;
-  setup.local = &ctx.memory;
+  setup.local = &memory;
   setup.announced = std::move(announced);
   setup.remote = remote;
   setup.io_timeout = ctx.io_timeout;
@@ -58,15 +59,26 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   return std::move(endpoint.value());
 }
 
-PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transport,
-                  const transport::Endpoint& endpoint, uint32_t streams,
-                  const std::vector<RemoteRegion>& regions) {
+PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
+                  const transport::Transport& transport, const transport::Endpoint& endpoint,
+                  uint32_t streams, const std::vector<RemoteRegion>& regions) {
+  const transport::Capabilities caps = transport.capabilities();
   PeerInfo info;
   info.nic = endpoint.nic();
-  info.device_memory = transport.capabilities().Carries(MemoryKind::kCuda);
-  info.max_entries_per_post = transport.capabilities().max_entries_per_post;
-  info.max_inline_bytes = transport.capabilities().max_inline_bytes;
-  info.device_path = std::string(transport.capabilities().device_path);
+  info.staged = ctx.device_path == DevicePath::kStaged;
+  const bool staged_device = info.staged || (ctx.device_path == DevicePath::kAuto &&
+                                             !caps.Carries(MemoryKind::kCuda));
+  if (staged_device) {
+    // Device memory staged by the engine needs the driver's copies, which
+    // need a build with CUDA support.
+    info.device_memory = cuda::DeviceRuntime::Built();
+    if (info.device_memory) info.device_path = StagingPipeline::PathName();
+  } else if (caps.Carries(MemoryKind::kCuda)) {
+    info.device_memory = true;
+    info.device_path = std::string(caps.device_path);
+  }
+  info.max_entries_per_post = caps.max_entries_per_post;
+  info.max_inline_bytes = caps.max_inline_bytes;
   info.name = peer.name;
   info.transport = std::string(transport.name());
   info.data_mover = transport.capabilities().data_mover;
@@ -79,17 +91,27 @@ PeerInfo MakeInfo(const PeerIdentity& peer, const transport::Transport& transpor
 
 PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabilities,
                                Socket control, transport::RemoteMemory remote,
-                               std::unique_ptr<transport::Endpoint> endpoint)
+                               std::unique_ptr<ConnectionMemory> memory,
+                               std::unique_ptr<transport::Endpoint> endpoint,
+                               cuda::DeviceRuntime& devices, DevicePath device_path,
+                               std::chrono::milliseconds io_timeout)
     : info_(std::move(info)),
       capabilities_(capabilities),
       control_(std::move(control)),
       remote_(std::move(remote)),
-      endpoint_(std::move(endpoint)) {}
+      device_path_(device_path),
+      memory_(std::move(memory)),
+      endpoint_(std::move(endpoint)),
+      staging_(std::make_unique<StagingPipeline>(*endpoint_, memory_->staging(), devices,
+                                                 io_timeout)) {}
 
 PeerConnection::~PeerConnection() { Close(); }
 
 void PeerConnection::Close() {
+  // The endpoint first: it fails the staged chunks in flight, so that the
+  // pipeline's thread ends its request at once.
   endpoint_->Close();
+  staging_->Stop();
   control_.Shutdown();
 }
 
@@ -173,16 +195,19 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
                                      reply->transport, reply->streams));
   }
   transport::RemoteMemory remote(reply->regions);
+  auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
   auto endpoint = SetUpEndpoint(ctx, *transport, true, reply->streams, *control,
-                                reply->identity, remote, std::move(announced), deadline);
+                                reply->identity, remote, std::move(announced), *memory, deadline);
   if (!endpoint.ok()) {
     failed_transport = std::string(transport->name());
     return endpoint.status();
   }
-  PeerInfo info = MakeInfo(reply->identity, *transport, **endpoint, reply->streams, reply->regions);
-  return std::make_unique<PeerConnection>(std::move(info), transport->capabilities(),
-                                          std::move(control.value()), std::move(remote),
-                                          std::move(endpoint.value()));
+  PeerInfo info =
+      MakeInfo(ctx, reply->identity, *transport, **endpoint, reply->streams, reply->regions);
+  return std::make_unique<PeerConnection>(
+      std::move(info), transport->capabilities(), std::move(control.value()), std::move(remote),
+      std::move(memory), std::move(endpoint.value()), ctx.devices, ctx.device_path,
+      ctx.io_timeout);
 }
 
 }  // namespace
@@ -271,13 +296,16 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
   XFER_RETURN_IF_ERROR(channel->Send(EncodeHelloReply(reply), "reply", deadline));
 
   transport::RemoteMemory remote(hello->regions);
+  auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
   auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,
-                                remote, std::move(announced), deadline);
+                                remote, std::move(announced), *memory, deadline);
   if (!endpoint.ok()) return endpoint.status();
-  PeerInfo info = MakeInfo(hello->identity, *transport, **endpoint, reply.streams, hello->regions);
-  return std::make_unique<PeerConnection>(std::move(info), transport->capabilities(),
-                                          std::move(control), std::move(remote),
-                                          std::move(endpoint.value()));
+  PeerInfo info =
+      MakeInfo(ctx, hello->identity, *transport, **endpoint, reply.streams, hello->regions);
+  return std::make_unique<PeerConnection>(
+      std::move(info), transport->capabilities(), std::move(control), std::move(remote),
+      std::move(memory), std::move(endpoint.value()), ctx.devices, ctx.device_path,
+      ctx.io_timeout);
 }
 
 }  // namespace xfer::core

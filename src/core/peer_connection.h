@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "common/socket.h"
+#include "core/connection_memory.h"
 #include "core/handshake.h"
 #include "core/memory_registry.h"
+#include "core/staging_pipeline.h"
 #include "transport/transport.h"
 #include "xfer/engine.h"
 
@@ -30,12 +32,16 @@ struct ConnectContext {
   std::chrono::milliseconds connect_timeout;
   std::chrono::milliseconds io_timeout;
   const SharedSecret* secret;  // null: peers are not authenticated
+  DevicePath device_path;
 };
 
 class PeerConnection {
  public:
+  // `memory` is what `endpoint` was set up to see as local memory.
   PeerConnection(PeerInfo info, transport::Capabilities capabilities, Socket control,
-                 transport::RemoteMemory remote, std::unique_ptr<transport::Endpoint> endpoint);
+                 transport::RemoteMemory remote, std::unique_ptr<ConnectionMemory> memory,
+                 std::unique_ptr<transport::Endpoint> endpoint, cuda::DeviceRuntime& devices,
+                 DevicePath device_path, std::chrono::milliseconds io_timeout);
   ~PeerConnection();
 
   const PeerInfo& info() const { return info_; }
@@ -43,9 +49,19 @@ class PeerConnection {
   const transport::Capabilities& capabilities() const { return capabilities_; }
   const transport::RemoteMemory& remote() const { return remote_; }
   transport::Endpoint& endpoint() { return *endpoint_; }
+  StagingPipeline& staging() { return *staging_; }
 
-  // Fails in-flight requests with kConnectionLost and closes the sockets.
-  // Idempotent; safe while other threads post (they then fail).
+  // Whether a local buffer of `kind` bounces through the staging pipeline
+  // (DevicePath): always when staged; under kAuto, when the transport does
+  // not carry the kind itself; never when direct.
+  bool Stages(MemoryKind kind) const {
+    return device_path_ == DevicePath::kStaged ||
+           (device_path_ == DevicePath::kAuto && !capabilities_.Carries(kind));
+  }
+
+  // Fails in-flight requests (staged ones too) with kConnectionLost and
+  // closes the sockets. Idempotent; safe while other threads post (they
+  // then fail).
   void Close();
 
  private:
@@ -53,7 +69,13 @@ class PeerConnection {
   transport::Capabilities capabilities_;
   Socket control_;
   transport::RemoteMemory remote_;
+  const DevicePath device_path_;
+  // Destroyed in reverse: the pipeline (which posts to the endpoint), the
+  // endpoint (which may hold registrations of the staging memory), then
+  // the memory.
+  std::unique_ptr<ConnectionMemory> memory_;
   std::unique_ptr<transport::Endpoint> endpoint_;
+  std::unique_ptr<StagingPipeline> staging_;
 };
 
 // Connects to `address`, says Hello, reads the reply, sets up the endpoint.

@@ -97,6 +97,8 @@ void ResolveAll(Resolver& resolve, DriverApi& api) {
   resolve("cuMemRelease", 10020, api.mem_release);
   resolve("cuMemHostAlloc", 2020, api.mem_host_alloc);
   resolve("cuMemFreeHost", 2000, api.mem_free_host);
+  resolve("cuMemHostRegister", 6050, api.mem_host_register);
+  resolve("cuMemHostUnregister", 4000, api.mem_host_unregister);
   resolve("cuIpcGetMemHandle", 4010, api.ipc_get_mem_handle);
   resolve("cuIpcOpenMemHandle", 11000, api.ipc_open_mem_handle);
   resolve("cuIpcCloseMemHandle", 4010, api.ipc_close_mem_handle);

@@ -125,6 +125,16 @@ class DeviceRuntime {
   virtual Result<void*> AllocateHost(size_t length) = 0;
   virtual Status FreeHost(void* address) = 0;
 
+  // Page-locks host memory the caller owns, [address, address+length),
+  // for every device (cuMemHostRegister, PORTABLE), so that copies between
+  // it and device memory run at the link's speed instead of through the
+  // driver's own bounce buffer; costs about as much as registering the
+  // pages with a NIC. UnpinHost undoes it; the memory must stay mapped
+  // until then. Errors: Available()'s; kResourceExhausted (RLIMIT_MEMLOCK,
+  // a mapping the driver refuses, a range already pinned).
+  virtual Status PinHost(void* address, size_t length) = 0;
+  virtual Status UnpinHost(void* address) = 0;
+
   // Legacy IPC, for cuMemAlloc/cudaMalloc memory only (not VMM memory):
   // the handle of the allocation that starts at `allocation_base`.
   // Errors: Available()'s; the driver's, as kInvalidArgument.

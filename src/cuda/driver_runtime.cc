@@ -246,6 +246,24 @@ class DriverRuntime final : public DeviceRuntime {
     return (*driver)->Check((*driver)->api().mem_free_host(address), "cuMemFreeHost");
   }
 
+  Status PinHost(void* address, size_t length) override {
+    if (length == 0) return InvalidArgument("zero-length pinning");
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(0));
+    // PORTABLE: pinned for every context, whichever device copies with it.
+    return (*driver)->Check(
+        (*driver)->api().mem_host_register(address, length, CU_MEMHOSTREGISTER_PORTABLE),
+        "cuMemHostRegister", StatusCode::kResourceExhausted);
+  }
+
+  Status UnpinHost(void* address) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(0));
+    return (*driver)->Check((*driver)->api().mem_host_unregister(address), "cuMemHostUnregister");
+  }
+
   Result<IpcHandle> ExportIpc(uint64_t allocation_base) override {
     auto driver = Get();
     if (!driver.ok()) return driver.status();

@@ -115,6 +115,7 @@ json JsonTestInfo(const TestInfo& info) {
   json out{{"test", JsonTestName(info)},
            {"transport", info.transport},
            {"data_mover", DataMoverName(info.data_mover)},
+           {"staged", info.staged},
            {"role", RoleName(info.role)},
            {"Number_of_qps", info.qps}};
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;

@@ -5,6 +5,8 @@
 //     "test_info": {
 //       "test": "RDMA_Write_BW_Test", "transport": "shm",
 //       "data_mover": "cpu copy" (xfer::DataMoverName: "nic" on RDMA),
+//       "staged": false (true: this side's buffers bounced through its
+//       staging memory, --device_path staged),
 //       "role": "client",
 //       "Number_of_qps": 1, "TX_depth": 128,
 //       "CQ_Moderation": 100, "Post_list": 1, "mode": "iterations",

@@ -121,6 +121,7 @@ std::string TestHeader(const TestInfo& info) {
   std::string out = ResultLine();
   out += TitleLine(info);
   AppendField(&out, "Transport", info.transport);
+  if (info.staged) AppendField(&out, "Local buffers", "staged through pinned host memory");
   AppendField(&out, "Number of qps", info.qps);
   AppendDepthFields(&out, info);
   out += ResultLine();

@@ -37,12 +37,25 @@ class ClosingEndpoint final : public transport::Endpoint {
   std::atomic<bool> closed_{false};
 };
 
+// What every connection's memory view stands on; outlives every
+// connection of every test (the driver is never loaded: nothing stages).
+struct EngineMemory {
+  std::unique_ptr<cuda::DeviceRuntime> devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry{*devices};
+};
+EngineMemory& SharedEngineMemory() {
+  static EngineMemory memory;
+  return memory;
+}
+
 std::shared_ptr<PeerConnection> Connection(const std::string& name, std::atomic<int>* closes) {
   PeerInfo info;
   info.name = name;
-  return std::make_shared<PeerConnection>(info, transport::Capabilities{}, Socket(),
-                                          transport::RemoteMemory(),
-                                          std::make_unique<ClosingEndpoint>(closes));
+  EngineMemory& engine = SharedEngineMemory();
+  return std::make_shared<PeerConnection>(
+      info, transport::Capabilities{}, Socket(), transport::RemoteMemory(),
+      std::make_unique<ConnectionMemory>(engine.registry, *engine.devices),
+      std::make_unique<ClosingEndpoint>(closes), *engine.devices, DevicePath::kAuto, 1000ms);
 }
 
 TEST(PeerTableTest, FindsWhatWasAddedAndNothingElse) {

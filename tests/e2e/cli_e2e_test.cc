@@ -628,3 +628,46 @@ TEST(CliE2e, ARunWhosePeerDiesMarksItsJsonFailed) {
 
 }  // namespace
 }  // namespace xfer::testing
+
+namespace xfer::testing {
+namespace {
+
+// --device_path staged: the client's buffers bounce through its staging
+// memory; the table's header and the JSON say so, and the run measures.
+TEST(CliE2e, AStagedRunSaysSoInItsHeaderAndJson) {
+  for (const std::string transport : {"shm", "tcp"}) {
+    const std::string json = ::testing::TempDir() + "/staged-" + transport + ".json";
+    const ProcessResult run =
+        RunXfer({"write_bw", "--loopback", "--transport", transport, "-s", "4M", "-n", "50",
+                 "--device_path", "staged", "--json", json},
+                60s);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("Local buffers   : staged through pinned host memory"),
+              std::string::npos)
+        << run.out;
+    EXPECT_EQ(Rows(run.out).size(), 1u) << run.out;
+    const nlohmann::json document = ParseFileOrNull(json);
+    ASSERT_TRUE(document.is_object()) << json;
+    EXPECT_EQ(document["test_info"]["staged"], true);
+    EXPECT_GT(document["results"][0]["BW_average_bytes_per_sec"].get<double>(), 0.0);
+    std::remove(json.c_str());
+  }
+  const ProcessResult direct =
+      RunXfer({"write_bw", "--loopback", "--transport", "tcp", "-n", "50", "--device_path",
+               "direct"},
+              60s);
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_EQ(direct.out.find("Local buffers"), std::string::npos) << direct.out;
+}
+
+TEST(CliE2e, AnUnknownDevicePathIsRefusedNamingTheChoices) {
+  const ProcessResult run =
+      RunXfer({"write_bw", "--loopback", "--device_path", "gpudirect"}, 30s);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("--device_path: device path must be auto, direct or staged"),
+            std::string::npos)
+      << run.err;
+}
+
+}  // namespace
+}  // namespace xfer::testing

@@ -236,3 +236,31 @@ def test_bad_timeouts_raise_value_error(pair, timeout):
     with pytest.raises(ValueError, match="timeout"):
         request.wait(timeout=timeout)
     request.wait(timeout=5.0)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_staged_engine_bounces_its_buffers_and_the_bytes_land_the_same(transport):
+    size = 5 * 1024 * 1024 + 3  # more than two of the staging memory's chunks
+    with xfer.Engine(name="target") as target, \
+            xfer.Engine(listen="", device_path="staged") as initiator:
+        remote = target.allocate(size)
+        local = initiator.allocate(size)
+        peer = initiator.connect(target.listen_address, transport=transport)
+        assert initiator.peer_info(peer).staged
+        data = pattern(7, size)
+        with memoryview(local) as view:
+            view[:] = data
+        initiator.write(peer, [(local.address, remote.address, size)], timeout=10.0)
+        with memoryview(remote) as view:
+            assert view.tobytes() == data
+            view[:] = pattern(8, size)
+        initiator.read(peer, [(local.address, remote.address, size)], timeout=10.0)
+        with memoryview(local) as view:
+            assert view.tobytes() == pattern(8, size)
+
+
+def test_device_path_takes_auto_direct_or_staged_only():
+    with xfer.Engine(listen="", device_path="direct"):
+        pass
+    with pytest.raises(ValueError, match="auto, direct or staged"):
+        xfer.Engine(device_path="gpudirect")

@@ -44,6 +44,9 @@ struct CellResult {
   std::string path_data_mover;  // xfer::DataMoverName of that transport's
   // How it moved device memory ("CUDA IPC"); empty for host-only cells.
   std::string path_device;
+  // Whether the initiator's buffers bounced through its staging memory
+  // (PeerInfo::staged, --device_path staged).
+  bool path_staged = false;
 
   // Seconds per sample, in the order taken; warm-ups are never counted.
   std::vector<double> warmup_seconds;

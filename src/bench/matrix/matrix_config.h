@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/matrix/direction.h"
+#include "xfer/engine.h"
 
 namespace xfer::matrix {
 
@@ -63,6 +64,8 @@ struct MatrixConfig {
       transport_options;
   // Every wait: one sample's transfer, each control message, connecting.
   std::chrono::milliseconds timeout{10000};
+  // --device_path: EngineOptions::device_path of this side's engine.
+  DevicePath device_path = DevicePath::kAuto;
   // --secret-file: EngineOptions::secret of both sides' engines; "" = none.
   std::string secret;
   // Target: how long to wait for the initiator to connect.

@@ -13,6 +13,7 @@ Result<std::unique_ptr<Engine>> CreateMatrixEngine(const MatrixConfig& config, s
   options.connect_timeout = config.timeout;
   options.io_timeout = config.timeout;
   options.secret = config.secret;
+  options.device_path = config.device_path;
   // Only what the flags set, by the transports' own tables (the CLI's
   // derivation): a build without a transport has no row for it.
   options.transport_options = config.transport_options;

@@ -286,6 +286,7 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
   const bool device_cell =
       IsDevice(*FindPlacement(cell.initiator_memory)) || IsDevice(*FindPlacement(cell.target_memory));
   if (device_cell) cell.path_device = column.info.device_path;
+  cell.path_staged = column.info.staged;
   uint8_t* local = static_cast<uint8_t*>(FindBuffer(local_, cell.initiator_memory)->region.address);
   BatchLayout layout;
   layout.op = cell.direction.op;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "xfer/engine.h"
+
 namespace xfer::bench {
 
 // kAtomic: perftest's atomic tests (8-byte FETCH_AND_ADD or CMP_AND_SWAP);
@@ -74,6 +76,9 @@ struct BenchParams {
   // nullopt (transport "" too) = decided when the run starts: kPerftest on
   // a host with an RDMA device, else kXfer (launch/run_benchmark.h).
   std::optional<Wire> wire;
+  // --device_path: how this side's engine moves its local buffers
+  // (xfer::DevicePath); each side sets its own.
+  DevicePath device_path = DevicePath::kAuto;
   // The engine's per-transport settings (xfer/engine.h,
   // EngineOptions::transport_options) that the typed flags set, derived by
   // the CLI from the transports' own option tables: "-d rxe0" is verbs'

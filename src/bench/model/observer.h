@@ -59,6 +59,8 @@ struct RunInfo {
   // What moves the bytes on it (xfer/data_mover.h): "nic" for an RDMA
   // link, which the doctor judges against the port's ceiling.
   DataMover data_mover = DataMover::kKernel;
+  // Whether this side's buffers were staged (PeerInfo::staged).
+  bool staged = false;
   uint32_t qps = 1;
   uint32_t tx_depth = 0;
   uint32_t cq_mod = 0;

@@ -99,7 +99,8 @@ json CellJson(const CellResult& cell, uint64_t transfer_size) {
                   ? json(nullptr)
                   : json{{"transport", cell.path_transport},
                          {"streams", cell.path_streams},
-                         {"data_mover", cell.path_data_mover}};
+                         {"data_mover", cell.path_data_mover},
+                         {"staged", cell.path_staged}};
   if (!cell.path_device.empty()) path["device"] = cell.path_device;
   json out{{"direction", cell.direction.Name()},
               {"op", cell.direction.op == OpCode::kWrite ? "write" : "read"},

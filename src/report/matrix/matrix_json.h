@@ -27,8 +27,11 @@
 //          "target_memory", "transport", "block_size", "block_label",
 //          "entries_per_sample", "requests", "status": "ok"|"unsupported"|
 //          "failed"|"not run", "reason" (null), "path": {"transport",
-//          "streams", "data_mover"} (null: not measured; data_mover as
-//          xfer::DataMoverName says it, "nic" on RDMA), "warmup_seconds": [...],
+//          "streams", "data_mover", "staged", "device"} (null: not measured;
+//          data_mover as xfer::DataMoverName says it, "nic" on RDMA; staged:
+//          the initiator's buffers bounced through its staging memory;
+//          device, for cells with device memory only: how it moved),
+//          "warmup_seconds": [...],
 //          "sample_seconds": [...], "sample_gbps": [...] (transfer_size /
 //          10^9 / seconds per sample; null for a sample without a positive
 //          time), "median_gbps", "min_gbps", "max_gbps" (null unless ok),

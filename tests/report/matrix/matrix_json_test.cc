@@ -133,7 +133,8 @@ TEST(MatrixJsonTest, MeasuredCellHasNumbersAndComputedSamples) {
   EXPECT_EQ(cell["requests"], 1);
   EXPECT_EQ(cell["status"], "ok");
   EXPECT_TRUE(cell["reason"].is_null());
-  EXPECT_EQ(cell["path"], (json{{"transport", "tcp"}, {"streams", 1}, {"data_mover", "kernel"}}));
+  EXPECT_EQ(cell["path"], (json{{"transport", "tcp"}, {"streams", 1}, {"data_mover", "kernel"},
+                             {"staged", false}}));
   EXPECT_EQ(cell["verified"], true);
   for (const char* key : {"median_gbps", "min_gbps", "max_gbps"}) {
     EXPECT_TRUE(cell[key].is_number_float()) << key;

@@ -1,0 +1,270 @@
+#include "core/staging_pipeline.h"
+
+#include <algorithm>
+#include <cstring>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "common/request_access.h"
+
+namespace xfer::core {
+
+// Walks a request's entries as chunks: entries that bounce in pieces of at
+// most kChunkBytes, the others whole.
+class StagingPipeline::ChunkCursor {
+ public:
+  explicit ChunkCursor(std::span<const StagedEntry> entries) : entries_(entries) {}
+
+  // The next chunk into `chunk`; false when none is left.
+  bool Next(Chunk& chunk) {
+    if (index_ == entries_.size()) return false;
+    const StagedEntry& e = entries_[index_];
+    const uint64_t left = e.entry.length - offset_;
+    chunk.bounce = e.bounce;
+    chunk.device = e.device;
+    chunk.length = e.bounce ? std::min(left, kChunkBytes) : left;
+    chunk.local = static_cast<uint8_t*>(e.entry.local) + offset_;
+    chunk.remote = e.entry.remote + offset_;
+    offset_ += chunk.length;
+    if (offset_ == e.entry.length) {
+      ++index_;
+      offset_ = 0;
+    }
+    return true;
+  }
+
+ private:
+  std::span<const StagedEntry> entries_;
+  size_t index_ = 0;
+  uint64_t offset_ = 0;
+};
+
+std::string StagingPipeline::PathName() {
+  return fmt::format("staged through pinned host memory, {} x {} MiB", kSlots, kChunkBytes >> 20);
+}
+
+StagingPipeline::StagingPipeline(transport::Endpoint& endpoint, MemoryRegistry& staging,
+                                 cuda::DeviceRuntime& devices,
+                                 std::chrono::milliseconds io_timeout)
+    : endpoint_(endpoint), staging_(staging), devices_(devices), io_timeout_(io_timeout),
+      streams_(devices) {}
+
+StagingPipeline::~StagingPipeline() { Stop(); }
+
+Status StagingPipeline::Submit(OpCode op, std::vector<StagedEntry> entries,
+                               TransferRequest& request, uint32_t stream) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return ConnectionLost("the connection is closed");
+  if (!thread_.joinable()) {
+    try {
+      thread_ = std::thread([this] { Loop(); });
+    } catch (const std::system_error& e) {
+      return ResourceExhausted(fmt::format("cannot start the staging thread: {}", e.what()));
+    }
+  }
+  internal::RequestAccess::Start(request, 1);
+  pending_.fetch_add(1, std::memory_order_acq_rel);
+  queue_.push_back(Job{op, std::move(entries), &request, stream});
+  wake_.notify_one();
+  return Status::Ok();
+}
+
+void StagingPipeline::Stop() {
+  std::deque<Job> dropped;
+  std::thread thread;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    dropped.swap(queue_);
+    thread = std::move(thread_);
+    wake_.notify_all();
+  }
+  for (Job& job : dropped) {
+    internal::RequestAccess::Complete(*job.request, ConnectionLost("the connection closed"), 0);
+    pending_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  if (thread.joinable()) thread.join();
+  // The thread is gone: its members are ours now.
+  uint64_t ignored = 0;
+  (void)Drain(ignored);
+  streams_.Clear();
+  if (memory_.id != 0) {
+    if (pinned_) (void)devices_.UnpinHost(memory_.address);
+    // Never announced, so only this connection's endpoint may hold it (a
+    // verbs memory registration): withdrawn there, then unmapped.
+    (void)staging_.Deregister(memory_, [this](const transport::LocalRegionView& view) {
+      return endpoint_.Revoke(view, Deadline::After(io_timeout_));
+    });
+    memory_ = MemoryRegion{};
+  }
+}
+
+void StagingPipeline::Loop() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    uint64_t moved = 0;
+    Status status = Run(job, moved);
+    internal::RequestAccess::Complete(*job.request, status, status.ok() ? moved : 0);
+    pending_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
+Status StagingPipeline::Run(const Job& job, uint64_t& moved) {
+  if (!wedged_.ok()) return wedged_;
+  XFER_RETURN_IF_ERROR(Prepare(job));
+  return job.op == OpCode::kWrite ? RunWrite(job, moved) : RunRead(job, moved);
+}
+
+Status StagingPipeline::Prepare(const Job& job) {
+  if (memory_.id == 0) {
+    auto memory = staging_.Allocate(kSlots * kChunkBytes, MemoryOptions{Access::kNone});
+    if (!memory.ok()) return memory.status().WithContext("staging memory");
+    memory_ = *memory;
+    for (uint32_t i = 0; i < kSlots; ++i) {
+      slots_[i].memory = static_cast<uint8_t*>(memory_.address) + i * kChunkBytes;
+    }
+  }
+  const bool device = std::any_of(job.entries.begin(), job.entries.end(),
+                                  [](const StagedEntry& e) { return e.bounce && e.device >= 0; });
+  if (device && !pinned_) {
+    // Without it, every device copy would go through the driver's own
+    // pageable bounce at a fraction of the link's speed.
+    XFER_RETURN_IF_ERROR(devices_.PinHost(memory_.address, memory_.length)
+                             .WithContext("page-locking the staging memory"));
+    pinned_ = true;
+  }
+  return Status::Ok();
+}
+
+Status StagingPipeline::RunWrite(const Job& job, uint64_t& moved) {
+  ChunkCursor cursor(job.entries);
+  Chunk chunk;
+  if (!cursor.Next(chunk)) return Status::Ok();
+  uint32_t slot = 0;
+  if (chunk.bounce) XFER_RETURN_IF_ERROR(StartCopy(slots_[slot].memory, chunk.local, chunk.length, chunk.device));
+  Status status;
+  for (bool more = true; more && status.ok();) {
+    status = FinishCopies();  // chunk's bytes are in its slot
+    Chunk next;
+    more = cursor.Next(next);
+    const uint32_t next_slot = (slot + 1) % kSlots;
+    if (status.ok() && more) {
+      // The next chunk's copy first, so that it overlaps this chunk's post.
+      status = Await(slots_[next_slot], moved);
+      if (status.ok() && next.bounce) {
+        status = StartCopy(slots_[next_slot].memory, next.local, next.length, next.device);
+      }
+    }
+    if (status.ok()) status = Post(OpCode::kWrite, chunk, slots_[slot], job.stream);
+    chunk = next;
+    slot = next_slot;
+  }
+  Status finished = FinishCopies();  // no copy may outlive the request
+  Status drained = Drain(moved);
+  if (!status.ok()) return status;
+  return finished.ok() ? drained : finished;
+}
+
+Status StagingPipeline::RunRead(const Job& job, uint64_t& moved) {
+  ChunkCursor cursor(job.entries);
+  Chunk posted[kSlots];
+  Status status;
+  uint32_t in_flight = 0;
+  for (; in_flight < kSlots && status.ok(); ++in_flight) {
+    if (!cursor.Next(posted[in_flight])) break;
+    status = Post(OpCode::kRead, posted[in_flight], slots_[in_flight], job.stream);
+    if (!status.ok()) break;
+  }
+  // Slots complete in posting order; the oldest is `slot`.
+  for (uint32_t slot = 0; status.ok() && slots_[slot].length != 0; slot = (slot + 1) % kSlots) {
+    const Chunk chunk = posted[slot];
+    uint64_t landed = 0;
+    status = Await(slots_[slot], landed);
+    if (status.ok() && chunk.bounce) {
+      status = StartCopy(chunk.local, slots_[slot].memory, chunk.length, chunk.device);
+      if (status.ok()) status = FinishCopies();
+    }
+    if (!status.ok()) break;
+    moved += landed;
+    if (cursor.Next(posted[slot])) status = Post(OpCode::kRead, posted[slot], slots_[slot], job.stream);
+  }
+  Status drained = Drain(moved);
+  return status.ok() ? drained : status;
+}
+
+Status StagingPipeline::Post(OpCode op, const Chunk& chunk, Slot& slot, uint32_t stream) {
+  const TransferEntry entry{chunk.bounce ? slot.memory : chunk.local, chunk.remote,
+                            static_cast<size_t>(chunk.length)};
+  const std::span<const TransferEntry> one(&entry, 1);
+  const Deadline deadline = Deadline::After(io_timeout_);
+  for (;;) {
+    Status status = op == OpCode::kWrite ? endpoint_.PostWrite(one, slot.request, stream)
+                                         : endpoint_.PostRead(one, slot.request, stream);
+    if (status.ok()) {
+      slot.length = chunk.length;
+      return status;
+    }
+    if (status.code() != StatusCode::kResourceExhausted) return status;
+    // The transport's queues are full (of our own chunks, or of the
+    // connection's direct requests): wait for room, as any caller does.
+    if (deadline.expired()) {
+      return Timeout(fmt::format("staging: the transport's queues stayed full for {} ms",
+                                 io_timeout_.count()));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+Status StagingPipeline::Await(Slot& slot, uint64_t& moved) {
+  if (slot.length == 0) return Status::Ok();
+  Status status = slot.request.Wait(io_timeout_);
+  if (status.code() == StatusCode::kTimeout && !slot.request.done()) {
+    wedged_ = Timeout(fmt::format(
+        "staging: a {}-byte chunk's transfer did not complete within {} ms; this connection "
+        "stages nothing more",
+        slot.length, io_timeout_.count()));
+    return wedged_;
+  }
+  if (status.ok()) moved += slot.length;
+  slot.length = 0;
+  return status;
+}
+
+Status StagingPipeline::Drain(uint64_t& moved) {
+  Status first;
+  for (Slot& slot : slots_) {
+    Status status = Await(slot, moved);
+    if (first.ok()) first = status;
+  }
+  return first;
+}
+
+Status StagingPipeline::StartCopy(void* destination, const void* source, uint64_t length,
+                                  int device) {
+  if (device < 0) {
+    std::memcpy(destination, source, length);
+    return Status::Ok();
+  }
+  auto stream = streams_.For(device);
+  if (!stream.ok()) return stream.status().WithContext("staging");
+  if (copying_ != nullptr && copying_ != *stream) XFER_RETURN_IF_ERROR(FinishCopies());
+  copying_ = *stream;
+  return copying_->Start(destination, source, length).WithContext("staging: device copy");
+}
+
+Status StagingPipeline::FinishCopies() {
+  if (copying_ == nullptr) return Status::Ok();
+  cuda::CopyStream* stream = copying_;
+  copying_ = nullptr;
+  return stream->Finish().WithContext("staging: device copy");
+}
+
+}  // namespace xfer::core
