@@ -190,10 +190,14 @@ const CellResult* CellAt(const MatrixRun& run, size_t transport, size_t directio
 
 std::string PathText(const MatrixRun& run, size_t transport) {
   std::vector<std::pair<std::string, uint32_t>> paths;
+  // One engine setting covers every cell of a run: the initiator's
+  // buffers were staged in all of them or in none.
+  bool staged = false;
   for (size_t d = 0; d < run.config.directions.size(); ++d) {
     for (size_t b = 0; b < run.config.block_sizes.size(); ++b) {
       const CellResult* cell = CellAt(run, transport, d, b);
       if (cell == nullptr || cell->status != CellStatus::kOk) continue;
+      staged = staged || cell->path_staged;
       std::pair<std::string, uint32_t> path{cell->path_transport, cell->path_streams};
       if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
     }
@@ -204,7 +208,8 @@ std::string PathText(const MatrixRun& run, size_t transport) {
     items.push_back(
         fmt::format("{}, {}", name.empty() ? "unknown" : name, Plural(streams, "stream")));
   }
-  return fmt::format("{}: {}", paths.size() == 1 ? "path" : "paths", Join(items, "; "));
+  return fmt::format("{}: {}{}", paths.size() == 1 ? "path" : "paths", Join(items, "; "),
+                     staged ? ", staged through pinned host memory" : "");
 }
 
 std::string VerifyText(const MatrixRun& run) {

@@ -56,7 +56,9 @@ const matrix::CellResult* CellAt(const matrix::MatrixRun& run, size_t transport,
 
 // "path: shm, 1 stream": the path every ok cell of run.transports[transport]
 // reported (matrix.md §11.7), each distinct path once ("paths: tcp, 1
-// stream; shm, 2 streams"); "path: not measured" when no cell of it is ok.
+// stream; shm, 2 streams"), then ", staged through pinned host memory" for
+// a run with --device_path staged; "path: not measured" when no cell of it
+// is ok.
 std::string PathText(const matrix::MatrixRun& run, size_t transport);
 
 // "verify: 40 of 40 measured cells verified byte for byte", then
