@@ -150,8 +150,10 @@ struct PeerInfo {
   // The most entries one Submit takes on this connection; split longer
   // batches over several requests.
   uint32_t max_entries_per_post = 1;
-  // A Submit or PostSend of at most this many bytes in all has read its
-  // source buffers when it returns; they may be reused at once.
+  // A Submit or PostSend of at most this many bytes in all, from host
+  // memory, has read its source buffers when it returns; they may be
+  // reused at once. 0 on a staged connection (staged); device memory is
+  // read until the request completes on every connection.
   uint64_t max_inline_bytes = 0;
   std::vector<RemoteRegion> regions;  // as the peer described them
   NicPort nic;  // data_mover kNic: the local port carrying this connection
@@ -209,8 +211,9 @@ class XFER_API Engine {
   // that device's primary context, the one the CUDA runtime uses). The
   // NVIDIA driver is loaded at run time on the first such call; this engine
   // runs without one. shm (CUDA IPC) and tcp (staged through pinned host
-  // memory) move device memory; Submit refuses it on the rest (see
-  // PeerInfo::device_memory).
+  // memory) move device memory on either side; over verbs this side's is
+  // staged by the engine (EngineOptions::device_path) and the peer's is
+  // refused (see PeerInfo::device_memory).
   //
   // Errors: kInvalidArgument (length 0; for kCuda, a device ordinal this
   // process cannot see), kResourceExhausted (out of memory, of free
@@ -290,14 +293,18 @@ class XFER_API Engine {
   // Starts a batch of READs or WRITEs on `stream`. On OK the request is in
   // flight and completes when every entry has landed (for WRITE: in the
   // peer's memory). On error nothing was started and `request` is untouched.
+  // A staged request (DevicePath) is queued for the connection's staging
+  // thread and fails there, as its final status, where the transport
+  // refuses a chunk (a region the peer revoked since the handshake).
   // Every entry is checked against local and remote registrations before
   // any byte moves. Errors: kNotFound (peer), kInvalidArgument (empty batch,
   // zero length, request already in flight, more entries than the
   // connection takes at once: PeerInfo::max_entries_per_post), kOutOfRange
   // (an address outside registered memory), kPermissionDenied (region lacks
-  // the access), kNotSupported (CUDA device memory on either side, on a
-  // transport that does not carry it, or a peer device region this side
-  // cannot open; the message names the transport and the reason),
+  // the access), kNotSupported (local memory the transport does not carry
+  // and device_path kDirect forbids staging; a peer's device region on a
+  // transport that does not reach it, or one this side cannot open; the
+  // message names the transport and the reason),
   // kResourceExhausted (the transport's queues are full: nothing was
   // started; retry once earlier requests complete), kConnectionLost.
   virtual Status Submit(PeerId peer, OpCode op,

@@ -1,7 +1,6 @@
 #include "bench/bench_session.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -9,6 +8,7 @@
 
 #include "bench/model/accept_peer.h"
 #include "bench/model/interruption.h"
+#include "cuda/device_choice.h"
 #include "xfer/device.h"
 
 namespace xfer::bench {
@@ -40,40 +40,10 @@ bool UsesCuda(const BenchParams& params) {
   return params.cuda_device.has_value() || !params.cuda_bus_id.empty();
 }
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-// Whether `typed` names the PCIe address `bus_id` ("0000:19:00.0"), with
-// or without its domain, in either case.
-bool SameBusId(const std::string& bus_id, const std::string& typed) {
-  const std::string full = Lower(bus_id);
-  const std::string want = Lower(typed);
-  return full == want || (full.size() > want.size() && full.ends_with(":" + want) &&
-                          std::count(want.begin(), want.end(), ':') == 1);
-}
-
 // The ordinal of the GPU --use_cuda or --use_cuda_bus_id names.
 Result<int> ChosenGpu(const BenchParams& params) {
-  auto devices = ListCudaDevices();
-  const char* flag = params.cuda_device ? "--use_cuda" : "--use_cuda_bus_id";
-  if (!devices.ok()) return devices.status().WithContext(flag);
-  for (const CudaDevice& device : *devices) {
-    if (params.cuda_device ? device.ordinal == *params.cuda_device
-                           : SameBusId(device.pci_bus_id, params.cuda_bus_id)) {
-      return device.ordinal;
-    }
-  }
-  std::vector<std::string> seen;
-  for (const CudaDevice& device : *devices) {
-    seen.push_back(fmt::format("{} {} ({})", device.ordinal, device.name, device.pci_bus_id));
-  }
-  return InvalidArgument(fmt::format(
-      "{} {}: no such CUDA device; this process sees {}", flag,
-      params.cuda_device ? std::to_string(*params.cuda_device) : params.cuda_bus_id,
-      fmt::join(seen, ", ")));
+  return cuda::ChooseDevice(params.cuda_device, params.cuda_bus_id,
+                            params.cuda_device ? "--use_cuda" : "--use_cuda_bus_id");
 }
 
 // A --use_cuda run needs a connection that carries device memory; the

@@ -254,9 +254,6 @@ constexpr FlagSpec kCompatFlags[] = {
      "Reverse traffic direction", nullptr, RejectUnsupported},
     {'\0', "run_infinitely", "", S::kAll, G::kUnsupported, "Run test forever",
      nullptr, RejectUnsupported},
-    {'\0', "use_cuda_dmabuf", "", S::kAll, G::kUnsupported,
-     "Register CUDA memory with the NIC through DMA-BUF (GPUDirect RDMA)", nullptr,
-     RejectUnsupported},
     {'\0', "use-srq", "", S::kSend, G::kUnsupported,
      "Use a Shared Receive Queue", nullptr, RejectUnsupported},
 };

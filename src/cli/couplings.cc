@@ -23,6 +23,11 @@ Status CheckModes(ParseState& state) {
     return InvalidArgument(
         "--use_cuda and --use_cuda_bus_id both choose the GPU; give one of them");
   }
+  if (params.cuda_dmabuf && !params.cuda_device && params.cuda_bus_id.empty()) {
+    return InvalidArgument(
+        "--use_cuda_dmabuf registers a CUDA buffer: choose the GPU with --use_cuda or "
+        "--use_cuda_bus_id");
+  }
   if (params.all_sizes && params.verb == bench::Verb::kAtomic) {
     return InvalidArgument(
         "-a/--all: not possible in atomic tests (their size is fixed at 8 "

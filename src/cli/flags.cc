@@ -224,11 +224,21 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
   }
   const bool atomic = state.test->verb == bench::Verb::kAtomic;
   if (!params.wire && params.transport.empty() && !perftest.empty() &&
-      (atomic || !params.verbs.typed.empty())) {
+      (atomic || !params.verbs.typed.empty() || params.cuda_dmabuf)) {
     params.transport = perftest;
   }
   if (!params.wire && !params.transport.empty()) {
     params.wire = params.transport == perftest ? bench::Wire::kPerftest : bench::Wire::kXfer;
+  }
+  if (params.cuda_dmabuf && params.wire != bench::Wire::kPerftest) {
+    return InvalidArgument(
+        perftest.empty()
+            ? std::string("--use_cuda_dmabuf registers memory with an RDMA NIC, and this xfer is "
+                          "built without RDMA verbs")
+            : fmt::format("--use_cuda_dmabuf registers memory with the NIC on perftest's wire "
+                          "(--transport {}); {} moves device memory its own way",
+                          perftest,
+                          params.wire == bench::Wire::kXfer ? "--wire xfer" : params.transport));
   }
   XFER_RETURN_IF_ERROR(CheckNeedsPerftestWire(state, perftest));
   if (perftest.empty() || (!params.transport.empty() && params.transport != perftest)) {

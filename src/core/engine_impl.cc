@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -77,6 +78,7 @@ void EngineImpl::AcceptLoop() {
     }
     auto id = peers_.Add(std::move(connection.value()));
     setup.unlock();
+    if (id.ok()) PinIfPeerHasDeviceMemory(*id);
     std::lock_guard lock(accepted_mu_);
     if (!id.ok()) {
       last_accept_error_ = id.status().ToString();
@@ -131,7 +133,22 @@ Result<PeerId> EngineImpl::Connect(std::string_view address, const ConnectOption
   std::shared_lock setup(setup_mu_);
   auto connection = ConnectToPeer(Context(), *where, options);
   if (!connection.ok()) return connection.status();
-  return peers_.Add(std::move(connection.value()));
+  auto id = peers_.Add(std::move(connection.value()));
+  setup.unlock();
+  if (id.ok()) PinIfPeerHasDeviceMemory(*id);
+  return id;
+}
+
+void EngineImpl::PinIfPeerHasDeviceMemory(PeerId peer) {
+  auto connection = peers_.Find(peer);
+  if (!connection) return;
+  const auto& regions = connection->info().regions;
+  const bool device = std::any_of(regions.begin(), regions.end(), [](const RemoteRegion& r) {
+    return r.kind == MemoryKind::kCuda;
+  });
+  // A refused region stays pageable; its copies take the driver's slower
+  // path (MemoryRegistry, Pinning).
+  if (device) (void)memory_.PinHostRegions();
 }
 
 Result<PeerId> EngineImpl::WaitForPeer(std::chrono::milliseconds timeout) {

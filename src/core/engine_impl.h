@@ -48,6 +48,9 @@ class EngineImpl final : public Engine {
   // One line naming the refused peer and why, to options_.refusal_log.
   void LogRefusal(const std::string& from, const Status& why) const;
   ConnectContext Context();
+  // A peer with device regions may meet this side's host regions in device
+  // copies (shm's CUDA IPC, a staged transfer): they must then be pinned.
+  void PinIfPeerHasDeviceMemory(PeerId peer);
   Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
   Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
   // kNotSupported / kInvalidArgument when the connection's transport lacks

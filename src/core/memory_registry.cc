@@ -50,6 +50,7 @@ MemoryRegistry::~MemoryRegistry() {
 }
 
 void MemoryRegistry::Release(const Entry& entry) const {
+  if (entry.pinned) (void)devices_.UnpinHost(entry.view.address);
   if (!entry.owned) return;
   if (entry.view.kind == MemoryKind::kCuda) {
     (void)devices_.Free(AddressOf(entry.view.address));
@@ -139,9 +140,34 @@ Result<MemoryRegion> MemoryRegistry::Insert(Entry entry) {
   }
   entry.view.id = next_id_++;
   by_address_.emplace(AddressOf(entry.view.address), entry);
+  if (entry.view.kind == MemoryKind::kCuda) pin_host_ = true;
+  if (pin_host_) {
+    // A refusal leaves a region pageable, see the header.
+    for (auto& [address, other] : by_address_) (void)PinLocked(other);
+  }
   PublishLocked();
   return MemoryRegion{entry.view.id,     entry.view.address, entry.view.length,
                       entry.view.access, entry.view.kind,    entry.view.device};
+}
+
+Status MemoryRegistry::PinLocked(Entry& entry) {
+  if (entry.pinned || entry.view.kind == MemoryKind::kCuda) return Status::Ok();
+  Status pinned = devices_.PinHost(entry.view.address, entry.view.length);
+  entry.pinned = pinned.ok();
+  return pinned.ok() ? pinned
+                     : pinned.WithContext(fmt::format("page-locking region {} for device copies",
+                                                      entry.view.id));
+}
+
+Status MemoryRegistry::PinHostRegions() {
+  std::lock_guard lock(mu_);
+  pin_host_ = true;
+  Status first;
+  for (auto& [address, entry] : by_address_) {
+    Status pinned = PinLocked(entry);
+    if (first.ok()) first = pinned;
+  }
+  return first;
 }
 
 void MemoryRegistry::PublishLocked() {

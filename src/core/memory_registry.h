@@ -22,6 +22,15 @@ namespace xfer::core {
 // RegionIndex that every change republishes. Regions the registry allocated are unmapped (or, on a GPU,
 // freed) when deregistered or when the registry is destroyed. `devices`
 // outlives the registry.
+//
+// Pinning: once device memory takes part (a device region is registered
+// here, or PinHostRegions is called: the engine does when a connection
+// brings a peer's device regions), host and hugepage regions are
+// page-locked with the CUDA driver (DeviceRuntime::PinHost), so that device
+// copies to and from them run at the link's speed: those registered before
+// at that moment, later ones as they are registered. Unpinned at
+// deregistration. A region the driver refuses to pin stays registered and
+// pageable: its device copies go through the driver's own bounce buffer.
 class MemoryRegistry final : public transport::LocalMemory {
  public:
   // Region ids count up from `first_id` (> 0), so that registries whose
@@ -50,6 +59,12 @@ class MemoryRegistry final : public transport::LocalMemory {
   Status Deregister(const MemoryRegion& region,
                     const std::function<Status(const transport::LocalRegionView&)>& withdraw);
 
+  // Pins every host and hugepage region not pinned yet, and every one
+  // registered from now on (see above); slow, about as slow as registering
+  // the pages with a NIC. Errors: the first region's refusal
+  // (DeviceRuntime::PinHost's), after trying them all.
+  Status PinHostRegions();
+
   Result<MemoryKind> Locate(uint64_t address, uint64_t length, Access needed) const override;
   std::vector<transport::LocalRegionView> Snapshot() const override;
 
@@ -57,6 +72,7 @@ class MemoryRegistry final : public transport::LocalMemory {
   struct Entry {
     transport::LocalRegionView view;
     bool owned = false;  // allocated here: unmap and close (or free) on removal
+    bool pinned = false;  // page-locked with the CUDA driver: unpin on removal
   };
   void Release(const Entry& entry) const;
   Result<MemoryRegion> AllocateDevice(size_t length, const MemoryOptions& options);
@@ -65,11 +81,14 @@ class MemoryRegistry final : public transport::LocalMemory {
   // the caller still owns what it allocated).
   Result<MemoryRegion> Insert(Entry entry);
   void PublishLocked();
+  // Pins `entry` when it is host memory not pinned yet. REQUIRES: mu_ held.
+  Status PinLocked(Entry& entry);
 
   cuda::DeviceRuntime& devices_;
   mutable std::mutex mu_;
   std::map<uint64_t, Entry> by_address_;  // GUARDED_BY(mu_); key: start address
   uint64_t next_id_;                      // GUARDED_BY(mu_)
+  bool pin_host_ = false;                 // GUARDED_BY(mu_); see Pinning
   std::vector<IndexedRegion> published_;  // GUARDED_BY(mu_); scratch for PublishLocked
   RegionIndex index_;                     // written under mu_, read by Locate
 };

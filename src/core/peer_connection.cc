@@ -78,7 +78,9 @@ PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
     info.device_path = std::string(caps.device_path);
   }
   info.max_entries_per_post = caps.max_entries_per_post;
-  info.max_inline_bytes = caps.max_inline_bytes;
+  // A staged request is queued for the staging thread, which reads its
+  // sources later.
+  info.max_inline_bytes = info.staged ? 0 : caps.max_inline_bytes;
   info.name = peer.name;
   info.transport = std::string(transport.name());
   info.data_mover = transport.capabilities().data_mover;

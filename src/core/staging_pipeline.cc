@@ -1,6 +1,7 @@
 #include "core/staging_pipeline.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <system_error>
 
@@ -90,7 +91,6 @@ void StagingPipeline::Stop() {
   (void)Drain(ignored);
   streams_.Clear();
   if (memory_.id != 0) {
-    if (pinned_) (void)devices_.UnpinHost(memory_.address);
     // Never announced, so only this connection's endpoint may hold it (a
     // verbs memory registration): withdrawn there, then unmapped.
     (void)staging_.Deregister(memory_, [this](const transport::LocalRegionView& view) {
@@ -137,8 +137,9 @@ Status StagingPipeline::Prepare(const Job& job) {
   if (device && !pinned_) {
     // Without it, every device copy would go through the driver's own
     // pageable bounce at a fraction of the link's speed.
-    XFER_RETURN_IF_ERROR(devices_.PinHost(memory_.address, memory_.length)
-                             .WithContext("page-locking the staging memory"));
+    // Idempotent: the registry pins what it holds once, and unpins it when
+    // Stop deregisters it.
+    XFER_RETURN_IF_ERROR(staging_.PinHostRegions().WithContext("staging memory"));
     pinned_ = true;
   }
   return Status::Ok();
@@ -151,53 +152,64 @@ Status StagingPipeline::RunWrite(const Job& job, uint64_t& moved) {
   uint32_t slot = 0;
   if (chunk.bounce) XFER_RETURN_IF_ERROR(StartCopy(slots_[slot].memory, chunk.local, chunk.length, chunk.device));
   Status status;
-  for (bool more = true; more && status.ok();) {
+  Status landed;  // the first error of a chunk's transfer, in posting order
+  for (bool more = true; more && status.ok() && landed.ok();) {
     status = FinishCopies();  // chunk's bytes are in its slot
     Chunk next;
     more = cursor.Next(next);
     const uint32_t next_slot = (slot + 1) % kSlots;
     if (status.ok() && more) {
-      // The next chunk's copy first, so that it overlaps this chunk's post.
-      status = Await(slots_[next_slot], moved);
-      if (status.ok() && next.bounce) {
+      // The oldest chunk in flight holds the next slot. The next chunk's
+      // copy comes first, so that it overlaps this chunk's post.
+      landed = Await(slots_[next_slot], moved);
+      if (landed.ok() && next.bounce) {
         status = StartCopy(slots_[next_slot].memory, next.local, next.length, next.device);
       }
     }
-    if (status.ok()) status = Post(OpCode::kWrite, chunk, slots_[slot], job.stream);
+    if (status.ok() && landed.ok()) status = Post(OpCode::kWrite, chunk, slots_[slot], job.stream);
     chunk = next;
     slot = next_slot;
   }
   Status finished = FinishCopies();  // no copy may outlive the request
+  if (status.ok()) status = finished;
+  return FirstFailure(landed, status, moved);
+}
+
+Status StagingPipeline::FirstFailure(const Status& landed, const Status& local, uint64_t& moved) {
+  // Chunks still in flight were posted before whatever failed locally (a
+  // post the transport refused, a copy), and a transport that fails its
+  // connection on a refusal (verbs) refuses every later post for the
+  // earlier chunk's fault: their error is the cause.
   Status drained = Drain(moved);
-  if (!status.ok()) return status;
-  return finished.ok() ? drained : finished;
+  if (!landed.ok()) return landed;
+  if (!drained.ok()) return drained;
+  return local;
 }
 
 Status StagingPipeline::RunRead(const Job& job, uint64_t& moved) {
   ChunkCursor cursor(job.entries);
   Chunk posted[kSlots];
   Status status;
-  uint32_t in_flight = 0;
-  for (; in_flight < kSlots && status.ok(); ++in_flight) {
-    if (!cursor.Next(posted[in_flight])) break;
-    status = Post(OpCode::kRead, posted[in_flight], slots_[in_flight], job.stream);
-    if (!status.ok()) break;
+  Status landed;  // the first error of a chunk's transfer, in posting order
+  for (uint32_t first = 0; first < kSlots && status.ok(); ++first) {
+    if (!cursor.Next(posted[first])) break;
+    status = Post(OpCode::kRead, posted[first], slots_[first], job.stream);
   }
-  // Slots complete in posting order; the oldest is `slot`.
+  // The oldest chunk in flight is in `slot`.
   for (uint32_t slot = 0; status.ok() && slots_[slot].length != 0; slot = (slot + 1) % kSlots) {
     const Chunk chunk = posted[slot];
-    uint64_t landed = 0;
-    status = Await(slots_[slot], landed);
-    if (status.ok() && chunk.bounce) {
+    uint64_t bytes = 0;
+    landed = Await(slots_[slot], bytes);
+    if (!landed.ok()) break;
+    if (chunk.bounce) {
       status = StartCopy(chunk.local, slots_[slot].memory, chunk.length, chunk.device);
       if (status.ok()) status = FinishCopies();
     }
     if (!status.ok()) break;
-    moved += landed;
+    moved += bytes;
     if (cursor.Next(posted[slot])) status = Post(OpCode::kRead, posted[slot], slots_[slot], job.stream);
   }
-  Status drained = Drain(moved);
-  return status.ok() ? drained : status;
+  return FirstFailure(landed, status, moved);
 }
 
 Status StagingPipeline::Post(OpCode op, const Chunk& chunk, Slot& slot, uint32_t stream) {
@@ -210,6 +222,7 @@ Status StagingPipeline::Post(OpCode op, const Chunk& chunk, Slot& slot, uint32_t
                                          : endpoint_.PostRead(one, slot.request, stream);
     if (status.ok()) {
       slot.length = chunk.length;
+      slot.seq = next_seq_++;
       return status;
     }
     if (status.code() != StatusCode::kResourceExhausted) return status;
@@ -225,6 +238,9 @@ Status StagingPipeline::Post(OpCode op, const Chunk& chunk, Slot& slot, uint32_t
 
 Status StagingPipeline::Await(Slot& slot, uint64_t& moved) {
   if (slot.length == 0) return Status::Ok();
+  // A chunk that outlived io_timeout once is not waited for again: it ends
+  // when the endpoint closes.
+  if (!wedged_.ok() && !slot.request.done()) return wedged_;
   Status status = slot.request.Wait(io_timeout_);
   if (status.code() == StatusCode::kTimeout && !slot.request.done()) {
     wedged_ = Timeout(fmt::format(
@@ -239,9 +255,13 @@ Status StagingPipeline::Await(Slot& slot, uint64_t& moved) {
 }
 
 Status StagingPipeline::Drain(uint64_t& moved) {
+  // In posting order, so that the first error found is the earliest chunk's.
+  std::array<Slot*, kSlots> order;
+  for (uint32_t i = 0; i < kSlots; ++i) order[i] = &slots_[i];
+  std::sort(order.begin(), order.end(), [](const Slot* a, const Slot* b) { return a->seq < b->seq; });
   Status first;
-  for (Slot& slot : slots_) {
-    Status status = Await(slot, moved);
+  for (Slot* slot : order) {
+    Status status = Await(*slot, moved);
     if (first.ok()) first = status;
   }
   return first;

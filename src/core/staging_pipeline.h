@@ -16,7 +16,7 @@
 // the same order, without a copy.
 //
 // Device copies run on a CUDA stream of the pipeline's own per device; the
-// staging memory is page-locked with the driver (DeviceRuntime::PinHost)
+// staging memory is page-locked with the driver (MemoryRegistry's pinning)
 // before the first one, so they run at the link's speed. Host copies are
 // memcpy.
 //
@@ -115,6 +115,7 @@ class StagingPipeline {
     uint8_t* memory = nullptr;  // kChunkBytes of staging memory
     TransferRequest request;    // the slot's chunk's transfer
     uint64_t length = 0;        // of the chunk in flight; 0 when idle
+    uint64_t seq = 0;           // its place in posting order
   };
   class ChunkCursor;
 
@@ -133,8 +134,12 @@ class StagingPipeline {
   // io_timeout, after which the slot stays in flight and the pipeline is
   // wedged (every later request fails) until the endpoint closes.
   Status Await(Slot& slot, uint64_t& moved);
-  // Waits for every slot (after a failure: the first error stands).
+  // Waits for every slot, oldest chunk first; returns the first error.
   Status Drain(uint64_t& moved);
+  // A request's final status once it stopped: the error of the oldest
+  // chunk that failed in transfer (`landed`, then those Drain finds), else
+  // the local failure (`local`: a post, a copy), else OK.
+  Status FirstFailure(const Status& landed, const Status& local, uint64_t& moved);
   // Copies between a chunk's caller buffer and its slot: memcpy, or a
   // CUDA copy on the device's stream, started here and finished by Finish.
   Status StartCopy(void* destination, const void* source, uint64_t length, int device);
@@ -154,11 +159,12 @@ class StagingPipeline {
 
   // The pipeline thread's alone.
   MemoryRegion memory_;          // the slots' memory; id 0 until allocated
-  bool pinned_ = false;          // memory_ page-locked with the CUDA driver
+  bool pinned_ = false;          // memory_ page-locked (by staging_) for device copies
   Slot slots_[kSlots];
   cuda::CopyStreams streams_;
   cuda::CopyStream* copying_ = nullptr;  // the stream with copies started
   Status wedged_;                // set when a chunk outlived io_timeout
+  uint64_t next_seq_ = 0;        // the next posted chunk's Slot::seq
 };
 
 }  // namespace xfer::core

@@ -1,8 +1,11 @@
-// One copy stream per device, created on first use: what a transport keeps
-// so that each device's copies run on a stream of the transport's own.
+// Copy streams per device, created on first use: what a transport keeps so
+// that each device's copies run on streams of the transport's own. Lanes
+// are independent streams of one device (a connection's streams spread
+// their copies over them; the copy engines run them side by side).
 #ifndef XFER_CUDA_COPY_STREAMS_H_
 #define XFER_CUDA_COPY_STREAMS_H_
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -16,17 +19,17 @@ class CopyStreams {
  public:
   explicit CopyStreams(DeviceRuntime& devices) : devices_(devices) {}
 
-  // The stream of device `ordinal`, created on the first call for it and
-  // owned by this object. Errors: kInternal for a negative ordinal;
-  // DeviceRuntime::CreateCopyStream's.
-  Result<CopyStream*> For(int ordinal);
+  // Lane `lane`'s stream of device `ordinal`, created on the first call
+  // for it and owned by this object. Errors: kInternal for a negative
+  // ordinal; DeviceRuntime::CreateCopyStream's.
+  Result<CopyStream*> For(int ordinal, uint32_t lane = 0);
 
   // Destroys every stream; the caller has no copy in flight on any.
   void Clear() { streams_.clear(); }
 
  private:
   DeviceRuntime& devices_;
-  std::vector<std::unique_ptr<CopyStream>> streams_;  // by ordinal
+  std::vector<std::vector<std::unique_ptr<CopyStream>>> streams_;  // by ordinal, then lane
 };
 
 }  // namespace xfer::cuda

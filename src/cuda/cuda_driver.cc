@@ -98,6 +98,7 @@ void ResolveAll(Resolver& resolve, DriverApi& api) {
   resolve("cuMemHostAlloc", 2020, api.mem_host_alloc);
   resolve("cuMemFreeHost", 2000, api.mem_free_host);
   resolve("cuMemHostRegister", 6050, api.mem_host_register);
+  resolve("cuMemGetHandleForAddressRange", 11070, api.mem_get_handle_for_address_range);
   resolve("cuMemHostUnregister", 4000, api.mem_host_unregister);
   resolve("cuIpcGetMemHandle", 4010, api.ipc_get_mem_handle);
   resolve("cuIpcOpenMemHandle", 11000, api.ipc_open_mem_handle);

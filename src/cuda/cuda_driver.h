@@ -46,6 +46,7 @@ struct DriverApi {
   PFN_cuMemHostAlloc_v2020 mem_host_alloc = nullptr;
   PFN_cuMemFreeHost_v2000 mem_free_host = nullptr;
   PFN_cuMemHostRegister_v6050 mem_host_register = nullptr;
+  PFN_cuMemGetHandleForAddressRange_v11070 mem_get_handle_for_address_range = nullptr;
   PFN_cuMemHostUnregister_v4000 mem_host_unregister = nullptr;
   PFN_cuIpcGetMemHandle_v4010 ipc_get_mem_handle = nullptr;
   PFN_cuIpcOpenMemHandle_v11000 ipc_open_mem_handle = nullptr;

@@ -32,6 +32,9 @@ struct PointerInfo {
   uint64_t size = 0;
   bool vmm = false;      // made by cuMemCreate (shared by fd, not by IPC handle)
   bool managed = false;  // unified memory: refused, see Classify
+  // Host memory page-locked with the driver (cuMemHostAlloc,
+  // cuMemHostRegister); false for pageable memory and device memory.
+  bool pinned = false;
 };
 
 struct DeviceInfo {
@@ -39,6 +42,28 @@ struct DeviceInfo {
   std::string name;        // "NVIDIA H200"
   std::string pci_bus_id;  // "0000:19:00.0"
   uint64_t memory_bytes = 0;
+};
+
+// A dma-buf of device memory (cuMemGetHandleForAddressRange): what a NIC
+// registers it through (ibv_reg_dmabuf_mr), the kernel's way for one device
+// to reach another's memory. Owns the file descriptor. Move-only.
+class DmaBuf {
+ public:
+  DmaBuf(int fd, uint64_t offset) : fd_(fd), offset_(offset) {}
+  DmaBuf(DmaBuf&& other) noexcept : fd_(other.fd_), offset_(other.offset_) { other.fd_ = -1; }
+  DmaBuf& operator=(DmaBuf&& other) noexcept;
+  DmaBuf(const DmaBuf&) = delete;
+  DmaBuf& operator=(const DmaBuf&) = delete;
+  ~DmaBuf();
+
+  int fd() const { return fd_; }
+  // Where the exported address lies in the buffer (the buffer starts at
+  // the page below it).
+  uint64_t offset() const { return offset_; }
+
+ private:
+  int fd_ = -1;
+  uint64_t offset_ = 0;
 };
 
 // A legacy CUDA IPC handle (CUipcMemHandle's 64 bytes): names one
@@ -58,6 +83,15 @@ class CopyStream {
   // kInternal (a failed copy's error comes from Finish).
   virtual Status Start(void* destination, const void* source, size_t length) = 0;
   virtual Status Finish() = 0;
+  // A point in the stream after every copy started so far (a CUDA event
+  // from the stream's pool): WaitMark returns once those copies are done,
+  // without waiting for copies started after the mark. The one exception to
+  // "one thread at a time": another thread may wait for marks while the
+  // owner starts copies and makes marks; each mark is waited for exactly
+  // once, then reused. Errors: the driver's, as kInternal (a failed copy's
+  // error comes from WaitMark).
+  virtual Result<uint32_t> Mark() = 0;
+  virtual Status WaitMark(uint32_t mark) = 0;
   // Times `blocks` back-to-back copies of `length` bytes, block k from
   // source + k*length to destination + k*length (both hold blocks*length
   // bytes), with CUDA events around them on this stream, after one untimed
@@ -134,6 +168,15 @@ class DeviceRuntime {
   // a mapping the driver refuses, a range already pinned).
   virtual Status PinHost(void* address, size_t length) = 0;
   virtual Status UnpinHost(void* address) = 0;
+
+  // A dma-buf covering device memory [address, address+length), which must
+  // lie in one allocation: the pages around it are exported, and
+  // DmaBuf::offset says where `address` lies. Errors: Available()'s;
+  // kInvalidArgument (not device memory; a range whose pages leave the
+  // allocation); kNotSupported (the driver or the device cannot export
+  // dma-bufs: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0, as on drivers
+  // without the open kernel modules).
+  virtual Result<DmaBuf> ExportDmaBuf(const void* address, size_t length) = 0;
 
   // Legacy IPC, for cuMemAlloc/cudaMalloc memory only (not VMM memory):
   // the handle of the allocation that starts at `allocation_base`.

@@ -1,9 +1,12 @@
 // DeviceRuntime over the real driver: the build has the CUDA headers.
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "cuda/cuda_driver.h"
 #include "cuda/device_runtime.h"
@@ -24,6 +27,7 @@ class DriverCopyStream final : public CopyStream {
     if (!driver_.UseDevice(ordinal_).ok()) return;
     if (start_ != nullptr) (void)driver_.api().event_destroy(start_);
     if (end_ != nullptr) (void)driver_.api().event_destroy(end_);
+    for (CUevent mark : marks_) (void)driver_.api().event_destroy(mark);
     (void)driver_.api().stream_destroy(stream_);
   }
   DriverCopyStream(const DriverCopyStream&) = delete;
@@ -42,6 +46,39 @@ class DriverCopyStream final : public CopyStream {
   Status Finish() override {
     XFER_RETURN_IF_ERROR(driver_.UseDevice(ordinal_));
     return driver_.Check(driver_.api().stream_synchronize(stream_), "cuStreamSynchronize");
+  }
+
+  Result<uint32_t> Mark() override {
+    XFER_RETURN_IF_ERROR(driver_.UseDevice(ordinal_));
+    std::lock_guard lock(marks_mu_);
+    if (free_marks_.empty()) {
+      CUevent event = nullptr;
+      // No timing: recording and waiting cost less without it.
+      XFER_RETURN_IF_ERROR(driver_.Check(
+          driver_.api().event_create(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
+      marks_.push_back(event);
+      free_marks_.push_back(static_cast<uint32_t>(marks_.size() - 1));
+    }
+    const uint32_t mark = free_marks_.back();
+    Status recorded =
+        driver_.Check(driver_.api().event_record(marks_[mark], stream_), "cuEventRecord");
+    if (!recorded.ok()) return recorded;
+    free_marks_.pop_back();
+    return mark;
+  }
+
+  Status WaitMark(uint32_t mark) override {
+    XFER_RETURN_IF_ERROR(driver_.UseDevice(ordinal_));
+    CUevent event = nullptr;
+    {
+      std::lock_guard lock(marks_mu_);
+      if (mark >= marks_.size()) return Internal("WaitMark: no such mark");
+      event = marks_[mark];
+    }
+    Status done = driver_.Check(driver_.api().event_synchronize(event), "cuEventSynchronize");
+    std::lock_guard lock(marks_mu_);
+    free_marks_.push_back(mark);
+    return done;
   }
 
   Result<double> TimeCopies(void* destination, const void* source, size_t length,
@@ -80,6 +117,9 @@ class DriverCopyStream final : public CopyStream {
   CUstream stream_;
   CUevent start_ = nullptr;
   CUevent end_ = nullptr;
+  std::mutex marks_mu_;
+  std::vector<CUevent> marks_;         // GUARDED_BY(marks_mu_); by mark
+  std::vector<uint32_t> free_marks_;   // GUARDED_BY(marks_mu_)
 };
 
 class DriverRuntime final : public DeviceRuntime {
@@ -174,7 +214,8 @@ class DriverRuntime final : public DeviceRuntime {
           "CUDA managed memory is not supported: it migrates between host and device");
     }
     PointerInfo info;
-    if (memory_type != CU_MEMORYTYPE_DEVICE) return info;  // pageable or pinned host memory
+    info.pinned = memory_type == CU_MEMORYTYPE_HOST;  // pageable host memory answers 0
+    if (memory_type != CU_MEMORYTYPE_DEVICE) return info;
     info.device = true;
     info.ordinal = ordinal;
     info.base = static_cast<uint64_t>(base);
@@ -262,6 +303,37 @@ class DriverRuntime final : public DeviceRuntime {
     if (!driver.ok()) return driver.status();
     XFER_RETURN_IF_ERROR((*driver)->UseDevice(0));
     return (*driver)->Check((*driver)->api().mem_host_unregister(address), "cuMemHostUnregister");
+  }
+
+  Result<DmaBuf> ExportDmaBuf(const void* address, size_t length) override {
+    auto driver = Get();
+    if (!driver.ok()) return driver.status();
+    auto info = Classify(address, length);
+    if (!info.ok()) return info.status();
+    if (!info->device) return InvalidArgument("a dma-buf exports device memory only");
+    // The driver exports whole host pages.
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t start = reinterpret_cast<uintptr_t>(address);
+    const uint64_t first = start / page * page;
+    const uint64_t end = (start + length + page - 1) / page * page;
+    if (first < info->base || end > info->base + info->size) {
+      return InvalidArgument(fmt::format(
+          "the pages around [{:#x}, +{}) leave its CUDA allocation [{:#x}, +{}): a dma-buf "
+          "exports whole pages",
+          start, length, info->base, info->size));
+    }
+    XFER_RETURN_IF_ERROR((*driver)->UseDevice(info->ordinal));
+    int fd = -1;
+    const CUresult exported = (*driver)->api().mem_get_handle_for_address_range(
+        &fd, static_cast<CUdeviceptr>(first), end - first, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+    if (exported == CUDA_ERROR_NOT_SUPPORTED || exported == CUDA_ERROR_INVALID_VALUE) {
+      return NotSupported(fmt::format(
+          "CUDA device {} cannot export its memory as a dma-buf ({}): the driver needs "
+          "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED (NVIDIA's open kernel modules, Linux 5.12+)",
+          info->ordinal, (*driver)->Check(exported, "cuMemGetHandleForAddressRange").message()));
+    }
+    XFER_RETURN_IF_ERROR((*driver)->Check(exported, "cuMemGetHandleForAddressRange"));
+    return DmaBuf(fd, start - first);
   }
 
   Result<IpcHandle> ExportIpc(uint64_t allocation_base) override {

@@ -24,6 +24,7 @@ class NoCudaRuntime final : public DeviceRuntime {
   Status FreeHost(void*) override { return NotBuilt(); }
   Status PinHost(void*, size_t) override { return NotBuilt(); }
   Status UnpinHost(void*) override { return NotBuilt(); }
+  Result<DmaBuf> ExportDmaBuf(const void*, size_t) override { return NotBuilt(); }
   Result<IpcHandle> ExportIpc(uint64_t) override { return NotBuilt(); }
   Result<uint64_t> OpenIpc(const IpcHandle&, int) override { return NotBuilt(); }
   Status CloseIpc(uint64_t, int) override { return NotBuilt(); }

@@ -39,15 +39,44 @@ Result<TestBuffer> TestBuffer::Allocate(uint32_t qps, uint64_t slot_size, bool h
   return buffer;
 }
 
+Result<TestBuffer> TestBuffer::AllocateDevice(cuda::DeviceRuntime& devices, int ordinal,
+                                              uint32_t qps, uint64_t slot_size) {
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  TestBuffer buffer;
+  buffer.qps_ = qps;
+  buffer.slot_size_ = RoundUp(slot_size, page);
+  buffer.length_ = buffer.slot_size_ * 2 * qps;
+  auto address = devices.Allocate(ordinal, buffer.length_);
+  if (!address.ok()) {
+    return address.status().WithContext(
+        fmt::format("{} bytes of CUDA device memory for the test buffers", buffer.length_));
+  }
+  buffer.devices_ = &devices;
+  buffer.data_ = reinterpret_cast<uint8_t*>(*address);
+  return buffer;
+}
+
+void TestBuffer::Release() {
+  if (data_ == nullptr) return;
+  if (devices_ != nullptr) {
+    (void)devices_->Free(reinterpret_cast<uint64_t>(data_));
+  } else {
+    munmap(data_, length_);
+  }
+  data_ = nullptr;
+}
+
 TestBuffer::TestBuffer(TestBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
+    : devices_(std::exchange(other.devices_, nullptr)),
+      data_(std::exchange(other.data_, nullptr)),
       length_(std::exchange(other.length_, 0)),
       slot_size_(other.slot_size_),
       qps_(other.qps_) {}
 
 TestBuffer& TestBuffer::operator=(TestBuffer&& other) noexcept {
   if (this != &other) {
-    if (data_ != nullptr) munmap(data_, length_);
+    Release();
+    devices_ = std::exchange(other.devices_, nullptr);
     data_ = std::exchange(other.data_, nullptr);
     length_ = std::exchange(other.length_, 0);
     slot_size_ = other.slot_size_;
@@ -56,8 +85,6 @@ TestBuffer& TestBuffer::operator=(TestBuffer&& other) noexcept {
   return *this;
 }
 
-TestBuffer::~TestBuffer() {
-  if (data_ != nullptr) munmap(data_, length_);
-}
+TestBuffer::~TestBuffer() { Release(); }
 
 }  // namespace xfer::perftest

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/device_runtime.h"
 #include "xfer/status.h"
 
 namespace xfer::perftest {
@@ -22,13 +23,18 @@ inline uint64_t AddressStride(uint64_t size, uint64_t cache_line) {
 }
 
 // Anonymous memory, zero-filled, page aligned, optionally on 2 MiB
-// hugepages. Move-only; unmapped on destruction.
+// hugepages; or CUDA device memory (perftest's --use_cuda), which no CPU
+// code may touch. Move-only; unmapped (freed) on destruction.
 class TestBuffer {
  public:
   // `slot_size` bytes for each of 2 * qps slots (rounded up to the page).
   // Errors: kResourceExhausted naming the size (and, for hugepages, how to
   // reserve them).
   static Result<TestBuffer> Allocate(uint32_t qps, uint64_t slot_size, bool hugepages);
+  // The same layout in device memory on GPU `ordinal`, zero-filled.
+  // `devices` outlives the buffer. Errors: DeviceRuntime::Allocate's.
+  static Result<TestBuffer> AllocateDevice(cuda::DeviceRuntime& devices, int ordinal,
+                                           uint32_t qps, uint64_t slot_size);
 
   TestBuffer(TestBuffer&& other) noexcept;
   TestBuffer& operator=(TestBuffer&& other) noexcept;
@@ -37,6 +43,8 @@ class TestBuffer {
   ~TestBuffer();
 
   uint8_t* data() const { return data_; }
+  // Whether data() is CUDA device memory.
+  bool on_device() const { return devices_ != nullptr; }
   size_t length() const { return length_; }
   uint64_t slot_size() const { return slot_size_; }
   uint8_t* SendSlot(uint32_t qp) const { return data_ + uint64_t{qp} * slot_size_; }
@@ -46,7 +54,9 @@ class TestBuffer {
 
  private:
   TestBuffer() = default;
+  void Release();
 
+  cuda::DeviceRuntime* devices_ = nullptr;  // set for device memory
   uint8_t* data_ = nullptr;
   size_t length_ = 0;
   uint64_t slot_size_ = 0;

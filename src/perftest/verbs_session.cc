@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cuda/device_choice.h"
 #include "perftest/negotiation.h"
 #include "perftest/stock_parameters.h"
 #include "perftest/wire_format.h"
@@ -174,6 +175,47 @@ Status VerbsSession::Negotiate() {
   return Status::Ok();
 }
 
+Result<TestBuffer> VerbsSession::AllocateBuffer(uint64_t slot_size) {
+  if (!params_.cuda_device && params_.cuda_bus_id.empty()) {
+    return TestBuffer::Allocate(params_.qps, slot_size, params_.use_hugepages);
+  }
+  const char* flag = params_.cuda_device ? "--use_cuda" : "--use_cuda_bus_id";
+  auto ordinal = cuda::ChooseDevice(params_.cuda_device, params_.cuda_bus_id, flag);
+  if (!ordinal.ok()) return ordinal.status();
+  devices_ = cuda::DeviceRuntime::Create();
+  return TestBuffer::AllocateDevice(*devices_, *ordinal, params_.qps, slot_size);
+}
+
+Status VerbsSession::RegisterBuffer(int access) {
+  if (!buffer_->on_device()) {
+    auto mr = verbs::RegisterMemoryRegion(device_.pd(), buffer_->data(), buffer_->length(), access);
+    if (!mr.ok()) return mr.status();
+    mr_ = std::move(*mr);
+    return Status::Ok();
+  }
+  if (params_.cuda_dmabuf) {
+    auto dmabuf = devices_->ExportDmaBuf(buffer_->data(), buffer_->length());
+    if (!dmabuf.ok()) return dmabuf.status().WithContext("--use_cuda_dmabuf");
+    // The buffer's device address is its address on the wire too, as
+    // perftest's: the peer's RDMA targets it.
+    auto mr = verbs::RegisterDmaBufRegion(device_.pd(), dmabuf->fd(), dmabuf->offset(),
+                                          buffer_->length(),
+                                          reinterpret_cast<uint64_t>(buffer_->data()), access);
+    if (!mr.ok()) return mr.status().WithContext("--use_cuda_dmabuf");
+    mr_ = std::move(*mr);
+    return Status::Ok();
+  }
+  auto mr = verbs::RegisterMemoryRegion(device_.pd(), buffer_->data(), buffer_->length(), access);
+  if (!mr.ok()) {
+    return FailedPrecondition(fmt::format(
+        "--use_cuda: the NIC cannot register CUDA device memory by its address ({}); that "
+        "needs the nvidia-peermem module (modprobe nvidia-peermem), or use --use_cuda_dmabuf",
+        mr.status().message()));
+  }
+  mr_ = std::move(*mr);
+  return Status::Ok();
+}
+
 Status VerbsSession::CreateResources(uint64_t max_size) {
   const verbs::QpType type = qp_type();
   const uint64_t mtu_bytes = verbs::MtuBytes(agreed_.mtu);
@@ -182,15 +224,12 @@ Status VerbsSession::CreateResources(uint64_t max_size) {
         "-s/--size {}: a UD message must fit the MTU ({} bytes on this path)", max_size, mtu_bytes));
   }
   const uint64_t slot_payload = max_size + (type == verbs::QpType::kUD ? kGrhBytes : 0);
-  auto buffer = TestBuffer::Allocate(params_.qps, SlotSize(slot_payload, agreed_.cycle_buffer),
-                                     params_.use_hugepages);
+  auto buffer = AllocateBuffer(SlotSize(slot_payload, agreed_.cycle_buffer));
   if (!buffer.ok()) return buffer.status();
   buffer_ = std::move(*buffer);
   const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                      IBV_ACCESS_REMOTE_ATOMIC;
-  auto mr = verbs::RegisterMemoryRegion(device_.pd(), buffer_->data(), buffer_->length(), access);
-  if (!mr.ok()) return mr.status();
-  mr_ = std::move(*mr);
+  XFER_RETURN_IF_ERROR(RegisterBuffer(access));
 
   const bool receives = params_.verb == Verb::kSend;
   const uint32_t rx_depth = receives ? std::max<uint32_t>(settings_.rx_depth, 1) : 1;
@@ -204,7 +243,10 @@ Status VerbsSession::CreateResources(uint64_t max_size) {
   if (!recv_cq.ok()) return recv_cq.status();
   recv_cq_ = std::move(*recv_cq);
 
-  max_inline_ = IsReadLike(params_.verb) ? 0 : params_.verbs.inline_size.value_or(0);
+  // Inline data is read by the CPU at post time: never from device memory.
+  max_inline_ = IsReadLike(params_.verb) || buffer_->on_device()
+                    ? 0
+                    : params_.verbs.inline_size.value_or(0);
   const verbs::QpCapacity capacity{tx_depth, rx_depth, max_inline_};
   for (uint32_t i = 0; i < params_.qps; ++i) {
     auto qp = verbs::CreateQueuePair(device_.pd(), send_cq_.get(), recv_cq_.get(), type, capacity);

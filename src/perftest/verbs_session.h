@@ -101,6 +101,12 @@ class VerbsSession {
   Status Negotiate();
   Status ChooseGid();
   size_t KeyMessageSize() const;
+  // The test buffer: host memory, or with --use_cuda device memory.
+  Result<TestBuffer> AllocateBuffer(uint64_t slot_size);
+  // Registers buffer_ with the NIC, as stock perftest does: host memory
+  // with ibv_reg_mr; device memory through dma-buf (--use_cuda_dmabuf) or
+  // ibv_reg_mr on the device pointer, which only nvidia-peermem makes work.
+  Status RegisterBuffer(int access);
   Result<bench::QpAddress> ExchangeKey(const bench::QpAddress& mine, bool after_peer_run,
                                        std::string_view what);
 
@@ -114,6 +120,7 @@ class VerbsSession {
   uint32_t max_inline_ = 0;
 
   // Declared in creation order: destroyed QPs first, device last.
+  std::unique_ptr<cuda::DeviceRuntime> devices_;  // --use_cuda only
   std::optional<TestBuffer> buffer_;
   verbs::MemoryRegionHandle mr_;
   verbs::CompletionQueueHandle send_cq_;

@@ -49,9 +49,10 @@ struct Capabilities {
   // longer batch with kInvalidArgument; callers with more split them over
   // several requests (PeerInfo::max_entries_per_post).
   uint32_t max_entries_per_post = 1;
-  // A post of at most this many bytes has read its source before the Post
-  // call returns, so the caller may reuse the buffer at once; a longer one
-  // reads it until the request completes.
+  // A post of at most this many bytes, from host memory, has read its
+  // source before the Post call returns, so the caller may reuse the
+  // buffer at once; a longer one, and any from device memory (its copies
+  // are queued), reads it until the request completes.
   uint64_t max_inline_bytes = 0;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
   // The code a transfer into a region the peer has revoked ends with:

@@ -4,6 +4,7 @@
 #define XFER_VERBS_MEMORY_RESOURCES_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "verbs/ib_handles.h"
 #include "xfer/status.h"
@@ -21,6 +22,16 @@ Result<CompletionQueueHandle> CreateCompletionQueue(ibv_context* context, int en
 // says so).
 Result<MemoryRegionHandle> RegisterMemoryRegion(ibv_pd* pd, void* address, size_t length,
                                                 int access);
+
+// Registers `length` bytes of the dma-buf `fd` from `offset` (another
+// device's memory: a GPU's, exported by its driver), addressed in work
+// requests and by the peer as `iova` onwards (ibv_reg_dmabuf_mr). Errors:
+// kInvalidArgument (bad fd, empty range); kNotSupported when the RDMA
+// device or its driver does not take dma-buf registrations (EOPNOTSUPP,
+// EPROTONOSUPPORT: Soft-RoCE never does; a NIC needs ODP-capable
+// dma-buf support in its kernel driver); kResourceExhausted otherwise.
+Result<MemoryRegionHandle> RegisterDmaBufRegion(ibv_pd* pd, int fd, uint64_t offset,
+                                                size_t length, uint64_t iova, int access);
 
 }  // namespace xfer::verbs
 

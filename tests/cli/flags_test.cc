@@ -166,6 +166,24 @@ TEST(FlagsTest, TransportListComesFromConfig) {
             std::string::npos);
 }
 
+// Issue 29, §4: stock perftest's --use_cuda_dmabuf registers the device
+// buffer with the NIC, so it runs on perftest's wire, over verbs.
+TEST(FlagsTest, UseCudaDmabufRunsOnPerftestsWireOverVerbs) {
+  ParserConfig config;
+  config.transports = {"shm", "tcp", "verbs"};
+  config.perftest_transport = "verbs";
+  const bench::BenchParams p = ParseRun("write_bw --use_cuda=0 --use_cuda_dmabuf h", config);
+  EXPECT_TRUE(p.cuda_dmabuf);
+  EXPECT_EQ(p.transport, "verbs");
+  EXPECT_EQ(p.wire, bench::Wire::kPerftest);
+  Result<ParsedCommand> xfer_wire =
+      Parse("read_bw --use_cuda=0 --use_cuda_dmabuf --wire xfer h", config);
+  ASSERT_FALSE(xfer_wire.ok());
+  EXPECT_NE(xfer_wire.status().message().find("--wire xfer moves device memory its own way"),
+            std::string::npos)
+      << xfer_wire.status().ToString();
+}
+
 // ---------------------------------------------------------------------------
 // Roles.
 
@@ -292,7 +310,11 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_bw --use_cuda=0 --use_cuda_bus_id=0000:19:00.0",
                   "--use_cuda and --use_cuda_bus_id both choose the GPU"},
         ErrorCase{"write_bw --use_cuda_dmabuf",
-                  "--use_cuda_dmabuf: perftest flag not supported by xfer yet"}));
+                  "--use_cuda_dmabuf registers a CUDA buffer: choose the GPU with --use_cuda"},
+        ErrorCase{"write_lat --use_cuda_dmabuf --use_cuda=0",
+                  "--use_cuda_dmabuf: only for write_bw and read_bw"},
+        ErrorCase{"write_bw --use_cuda=0 --use_cuda_dmabuf --transport tcp",
+                  "--use_cuda_dmabuf registers memory with"}));
 
 TEST(FlagsTest, CudaFlagsChooseTheGpuByOrdinalOrByPcieAddress) {
   const bench::BenchParams by_ordinal = ParseRun("write_bw --use_cuda=3 h");

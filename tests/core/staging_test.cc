@@ -97,6 +97,8 @@ TEST_P(StagingTest, PeerInfoSaysEveryLocalBufferIsStaged) {
   ASSERT_TRUE(info.ok());
   EXPECT_TRUE(info->staged);
   EXPECT_EQ(info->transport, GetParam());
+  // The staging thread reads a request's sources after Submit returns.
+  EXPECT_EQ(info->max_inline_bytes, 0u);
 }
 
 TEST_P(StagingTest, StagedWritesAndReadsLandByteForByteAcrossChunks) {

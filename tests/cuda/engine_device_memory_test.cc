@@ -63,6 +63,33 @@ TEST(EngineDeviceMemoryTest, HostMemoryRegistersAsHost) {
   EXPECT_EQ(region->device, -1);
 }
 
+// Issue 29, §1: host regions that meet device memory are page-locked once,
+// when device memory first takes part, and unpinned at deregistration.
+TEST(EngineDeviceMemoryTest, HostRegionsArePinnedOnceDeviceMemoryTakesPartAndUnpinnedAfter) {
+  auto runtime = cuda::DeviceRuntime::Create();
+  XFER_SKIP_WITHOUT_GPU(*runtime);
+  auto engine = MakeEngine("engine", false);
+  ASSERT_NE(engine, nullptr);
+  auto pinned = [&](const MemoryRegion& region) {
+    auto info = runtime->Classify(region.address, region.length);
+    return info.ok() && info->pinned;
+  };
+  auto before = engine->AllocateMemory(size_t{4} << 20, {});
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(pinned(*before)) << "pinned before any device memory took part";
+  auto device = engine->AllocateMemory(size_t{1} << 20, Cuda(0));
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  EXPECT_TRUE(pinned(*before)) << "the earlier host region was not pinned";
+  std::vector<uint8_t> callers(size_t{1} << 20);
+  auto after = engine->RegisterMemory(callers.data(), callers.size(), {});
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(pinned(*after)) << "a host region registered later was not pinned";
+  ASSERT_TRUE(engine->DeregisterMemory(*after).ok());
+  auto info = runtime->Classify(callers.data(), callers.size());
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info->pinned) << "the caller's memory stayed pinned after deregistration";
+}
+
 TEST(EngineDeviceMemoryTest, AllocatedAndRegisteredDeviceMemoryIsKnownAsSuch) {
   auto runtime = cuda::DeviceRuntime::Create();
   XFER_SKIP_WITHOUT_GPU(*runtime);

@@ -11,7 +11,9 @@
 #      anchors (H2D, D2H, D2D) must be measured;
 #   3. every ratio of issue 29's goals (ratios.py): shm's device cells
 #      against the local copy anchors, tcp's against its host control,
-#      each with its goal and whether it is met (reported, not failed).
+#      each with its goal and whether it is met (reported, not failed);
+#   4. the same device directions with --device_path staged (the engine's
+#      staging pipeline), every cell measured, beside the direct ones.
 # Writes its logs and the matrix JSON to OUT (default: ./gpu-out).
 #   bash run.sh [PACKED_DIR] [OUT]
 set -uo pipefail
@@ -70,6 +72,37 @@ PY
 
 step "ratios against the goals"
 python3 "$packed/ratios.py" "$out/matrix-d.json" | tee "$out/ratios.txt" || fail "ratios.py"
+
+step "staged: the initiator's device buffers through the engine's pinned staging"
+# Issue 29, §3: --device_path staged moves device memory through the
+# engine's staging pipeline on any transport; side by side with the direct
+# cells above, it shows what the direct path buys.
+timeout 150 "$packed/bin/xfer" matrix --loopback --quiet --transports shm,tcp \
+  --directions D2rD,D2rH,rD2H,H2rH --block_sizes 64K,2M \
+  --transfer_size 64M --loops 3 --device_path staged --json "$out/matrix-staged.json" 2>&1 |
+  tee "$out/matrix-staged.log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || fail "xfer matrix --device_path staged"
+python3 - "$out/matrix-d.json" "$out/matrix-staged.json" <<'PY' || failed=1
+import json, sys
+direct = {(c["transport"], c["direction"], c["block_size"]): c
+          for c in json.load(open(sys.argv[1]))["cells"]}
+bad = 0
+print(f"{'cell':<22}{'direct GB/s':>12}{'staged GB/s':>12}{'staged/direct':>15}")
+for c in json.load(open(sys.argv[2]))["cells"]:
+    path = c.get("path") or {}
+    if c["status"] != "ok" or not path.get("staged"):
+        print("FAIL:", json.dumps(c)[:400])
+        bad += 1
+        continue
+    d = direct.get((c["transport"], c["direction"], c["block_size"]))
+    name = f"{c['transport']} {c['direction']} {c['block_label']}"
+    if d and d.get("median_gbps"):
+        print(f"{name:<22}{d['median_gbps']:>12.2f}{c['median_gbps']:>12.2f}"
+              f"{c['median_gbps'] / d['median_gbps']:>15.2f}")
+    else:
+        print(f"{name:<22}{'-':>12}{c['median_gbps']:>12.2f}")
+sys.exit(1 if bad else 0)
+PY
 
 echo
 if [[ $failed -ne 0 ]]; then echo "GPU check: FAILED"; exit 1; fi

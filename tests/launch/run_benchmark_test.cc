@@ -65,7 +65,7 @@ TEST(ChooseStack, NoTransportWithoutAnRdmaDeviceRunsTheEngineAndNotesIgnoredVerb
   }
 }
 
-TEST(ChooseStack, PerftestsWireRunsPerftestsStackAndRefusesDeviceMemory) {
+TEST(ChooseStack, PerftestsWireRunsPerftestsStackWithHostOrDeviceMemory) {
   if (!testing::kBuiltWithVerbs) GTEST_SKIP() << testing::VerbsSkipReason();
   BenchParams params;
   params.wire = bench::Wire::kPerftest;
@@ -73,10 +73,12 @@ TEST(ChooseStack, PerftestsWireRunsPerftestsStackAndRefusesDeviceMemory) {
   auto roles = ChooseStack(params, observer);
   ASSERT_TRUE(roles.ok()) << roles.status().ToString();
   EXPECT_FALSE(IsEngineStack(*roles));
+  // --use_cuda on verbs registers the device buffer with the NIC, as stock
+  // perftest does (issue 29, §4): perftest's stack takes it.
   params.cuda_device = 0;
-  const Status cuda = ChooseStack(params, observer).status();
-  EXPECT_EQ(cuda.code(), StatusCode::kNotSupported) << cuda.ToString();
-  EXPECT_NE(cuda.message().find("GPUDirect RDMA"), std::string::npos) << cuda.ToString();
+  auto cuda = ChooseStack(params, observer);
+  ASSERT_TRUE(cuda.ok()) << cuda.status().ToString();
+  EXPECT_FALSE(IsEngineStack(*cuda));
 }
 
 }  // namespace

@@ -114,6 +114,10 @@ struct BenchParams {
   // own, as in perftest). At most one of them is set.
   std::optional<int> cuda_device;
   std::string cuda_bus_id;
+  // --use_cuda_dmabuf: register the device buffer with the NIC through a
+  // dma-buf (perftest's verbs tests); otherwise by its address, which
+  // needs nvidia-peermem.
+  bool cuda_dmabuf = false;
   std::string json_path;        // --json FILE
   // The words typed, argv[0] first: recorded in the JSON document.
   std::vector<std::string> command_line;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <thread>
@@ -40,7 +41,7 @@ Status Closed() { return ConnectionLost("shm endpoint closed"); }
 ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
                          std::unique_ptr<MessageChannel> channel,
                          std::chrono::milliseconds io_timeout, const LocalMemory& local,
-                         cuda::DeviceRuntime& devices)
+                         cuda::DeviceRuntime& devices, uint32_t streams)
     : mapping_(std::move(mapping)),
       revocations_(std::move(revocations)),
       peer_pid_(peer_pid),
@@ -50,7 +51,8 @@ ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int p
       local_(local),
       devices_(devices),
       gpu_host_(devices.Available().ok()),
-      streams_(devices) {}
+      streams_(streams == 0 ? 1 : streams),
+      copy_streams_(devices) {}
 
 ShmEndpoint::~ShmEndpoint() { Close(); }
 
@@ -61,6 +63,10 @@ void ShmEndpoint::Close() {
   // below is bounded by one memcpy or process_vm call.
   channel_->Close();
   while (active_posts_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  // Device copies queued by earlier posts read and write the mappings (and
+  // hold admissions in the peer's table, which is mapped too): they end
+  // before anything is unmapped.
+  device_completions_.Drain();
   mapping_.Release();
   // A peer stalled past io_timeout is the Revoke kTimeout case; Close has
   // no caller to tell, and the engine frees its own memory regardless.
@@ -68,13 +74,13 @@ void ShmEndpoint::Close() {
 }
 
 Status ShmEndpoint::PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
-                              uint32_t /*stream*/) {
-  return PostOneSided(entries, request, true);
+                              uint32_t stream) {
+  return PostOneSided(entries, request, true, stream);
 }
 
 Status ShmEndpoint::PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
-                             uint32_t /*stream*/) {
-  return PostOneSided(entries, request, false);
+                             uint32_t stream) {
+  return PostOneSided(entries, request, false, stream);
 }
 
 // A batch's entries resolved against the peer's regions. The regions of the
@@ -124,7 +130,7 @@ class ShmEndpoint::ResolvedBatch {
 };
 
 Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request,
-                                 bool write) {
+                                 bool write, uint32_t stream) {
   PostScope scope(*this);
   if (!scope.admitted()) return Closed();
   // The channel's socket is how we learn the peer died; its memory stays
@@ -139,16 +145,64 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
   internal::RequestAccess::Start(request, 1);
   Status status;
   size_t moved = 0;
+  std::vector<cuda::CopyStream*> device_streams;  // with copies of this batch started
   for (size_t i = 0; i < batch.size(); ++i) {
-    status = CopyEntry(batch.entry(i), batch.region(i), batch.route(i), write);
+    // Device copies spread over the connection's streams' lanes, entry by
+    // entry from the request's own stream.
+    const auto lane = static_cast<uint32_t>((stream + i) % streams_);
+    status = CopyEntry(batch.entry(i), batch.region(i), batch.route(i), write, lane,
+                       device_streams);
     if (!status.ok()) break;
     moved += batch.entry(i).length;
+  }
+  if (!device_streams.empty()) {
+    CompleteAfterDeviceCopies(batch, request, status, moved, device_streams);
+    return Status::Ok();
   }
   // Before completing, so that a deregistration the peer orders after
   // learning of this completion does not wait on it.
   EndAll(batch, batch.size());
+  if (device_completions_.busy()) {
+    // Behind device requests still copying: completes after them, in
+    // posting order.
+    PendingCompletion pending{&request, status, moved, {}, {}};
+    if (device_completions_.Push(std::move(pending)).ok()) return Status::Ok();
+  }
   internal::RequestAccess::Complete(request, status, moved);
   return Status::Ok();
+}
+
+void ShmEndpoint::CompleteAfterDeviceCopies(const ResolvedBatch& batch, TransferRequest& request,
+                                            const Status& status, size_t moved,
+                                            const std::vector<cuda::CopyStream*>& streams) {
+  PendingCompletion pending{&request, status, moved, {}, {}};
+  Status marked;
+  {
+    std::lock_guard lock(device_mu_);
+    for (cuda::CopyStream* stream : streams) {
+      auto mark = stream->Mark();
+      if (!mark.ok()) {
+        marked = mark.status().WithContext("shm: device copy");
+        break;
+      }
+      pending.marks.emplace_back(stream, *mark);
+    }
+  }
+  for (size_t i = 0; i < batch.size(); ++i) pending.admitted.push_back(batch.region(i).revocation);
+  if (marked.ok()) {
+    Status pushed = device_completions_.Push(pending);
+    if (pushed.ok()) return;
+    marked = pushed;
+  }
+  // No mark or no completion thread: wait here, as the copies must end
+  // before the admissions do.
+  {
+    std::lock_guard lock(device_mu_);
+    for (cuda::CopyStream* stream : streams) (void)stream->Finish();
+  }
+  for (const auto& [stream, mark] : pending.marks) (void)stream->WaitMark(mark);
+  EndAll(batch, batch.size());
+  internal::RequestAccess::Complete(request, status.ok() ? marked : status, 0);
 }
 
 Status ShmEndpoint::AdmitAll(const ResolvedBatch& batch) const {
@@ -201,7 +255,8 @@ Result<ShmEndpoint::Route> ShmEndpoint::RouteFor(const TransferEntry& entry,
 }
 
 Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& region,
-                              const Route& route, bool write) {
+                              const Route& route, bool write, uint32_t lane,
+                              std::vector<cuda::CopyStream*>& device_streams) {
   switch (route.path) {
     case Path::kMemcpy: {
       uint8_t* remote = PeerMapping::Translate(region, entry.remote);
@@ -219,19 +274,26 @@ Status ShmEndpoint::CopyEntry(const TransferEntry& entry, const PeerRegion& regi
       uint8_t* remote = region.device_mapped != nullptr
                             ? region.device_mapped + (entry.remote - region.address)
                             : PeerMapping::Translate(region, entry.remote);
-      return write ? DeviceCopy(route.device, remote, entry.local, entry.length)
-                   : DeviceCopy(route.device, entry.local, remote, entry.length);
+      return write ? StartDeviceCopy(route.device, lane, remote, entry.local, entry.length,
+                                     device_streams)
+                   : StartDeviceCopy(route.device, lane, entry.local, remote, entry.length,
+                                     device_streams);
     }
   }
   return Internal("shm: unknown copy path");
 }
 
-Status ShmEndpoint::DeviceCopy(int device, void* destination, const void* source,
-                               size_t length) {
+Status ShmEndpoint::StartDeviceCopy(int device, uint32_t lane, void* destination,
+                                    const void* source, size_t length,
+                                    std::vector<cuda::CopyStream*>& started) {
   std::lock_guard lock(device_mu_);
-  auto stream = streams_.For(device);
+  auto stream = copy_streams_.For(device, lane);
   if (!stream.ok()) return stream.status().WithContext("shm");
-  return (*stream)->Copy(destination, source, length).WithContext("shm: device copy");
+  XFER_RETURN_IF_ERROR((*stream)->Start(destination, source, length).WithContext("shm: device copy"));
+  if (std::find(started.begin(), started.end(), *stream) == started.end()) {
+    started.push_back(*stream);
+  }
+  return Status::Ok();
 }
 
 Status ShmEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,

@@ -13,6 +13,7 @@
 
 #include "cuda/copy_streams.h"
 #include "cuda/device_runtime.h"
+#include "transport/shm/device_completions.h"
 #include "transport/shm/message_channel.h"
 #include "transport/shm/peer_liveness.h"
 #include "transport/shm/peer_mapping.h"
@@ -34,13 +35,18 @@ namespace xfer::transport::shm {
 //
 // CUDA device memory on either side (this process's, or the peer's opened
 // through its IPC handle) moves as a device copy on a CUDA stream of this
-// endpoint's own, one per device, and the post waits for it: the request
-// still completes before the post returns.
+// endpoint's own, one per device. The post queues the batch's copies and a
+// stream mark after them, and returns: the request completes from the
+// endpoint's device completion thread once the mark is reached
+// (device_completions.h), so back-to-back requests keep the copy engine
+// busy with no host synchronisation between them. While device requests
+// are pending, a host request completes behind them, in posting order.
 //
 // Thread-safety: as Endpoint. Posts on mapped host memory take no lock,
 // make no system call and allocate nothing; on a host with a usable GPU
 // they also look up each local buffer's memory kind (a shared lock). Device
-// copies take the endpoint's device lock. Close() waits for posts already
+// copies take the endpoint's device lock and allocate their pending
+// completion. Close() waits for posts already
 // admitted before it unmaps.
 class ShmEndpoint final : public Endpoint {
  public:
@@ -50,16 +56,20 @@ class ShmEndpoint final : public Endpoint {
   // wait for the peer's copies. `local` and `devices` outlive the endpoint.
   ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
               std::unique_ptr<MessageChannel> channel, std::chrono::milliseconds io_timeout,
-              const LocalMemory& local, cuda::DeviceRuntime& devices);
+              const LocalMemory& local, cuda::DeviceRuntime& devices, uint32_t streams);
   ~ShmEndpoint() override;
 
-  // Copy every entry, then complete `request` with the batch's bytes.
+  // Copy every entry, then complete `request` with the batch's bytes:
+  // before returning for host memory, from the device completion thread
+  // once its copies are done for a batch with device memory.
   // Before any byte moves, every remote range is resolved again against the
   // regions the peer shared (defence in depth behind the engine's checks)
   // and every entry is admitted against the peer's revocation table (see
   // revocation_table.h): a batch touching a region the peer has
-  // deregistered moves nothing. `stream` is ignored: a memcpy has no
-  // queues to spread work over.
+  // deregistered moves nothing. `stream` matters to device copies only:
+  // entry i of the batch is queued on CUDA stream (lane) (stream + i) mod
+  // the connection's stream count, so `--streams N` spreads a batch over N
+  // CUDA streams; a memcpy has no queues to spread work over.
   // Errors returned, with `request` untouched and memory unchanged:
   // kInvalidArgument (empty batch, zero length), kOutOfRange (outside the
   // peer's regions, or in one it deregistered), kPermissionDenied,
@@ -106,15 +116,25 @@ class ShmEndpoint final : public Endpoint {
     int device = -1;  // kDevice: whose stream copies
   };
 
-  Status PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request, bool write);
+  Status PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request, bool write,
+                      uint32_t stream);
   // The route from `entry.local` to `region`, or kNotSupported saying why
   // there is none.
   Result<Route> RouteFor(const TransferEntry& entry, const PeerRegion& region) const;
   // The CUDA device of the local buffer, or -1 for host memory.
   int LocalDevice(const TransferEntry& entry) const;
+  // Host routes copy now; a device route starts its copy and adds its
+  // stream to `device_streams`.
   Status CopyEntry(const TransferEntry& entry, const PeerRegion& region, const Route& route,
-                   bool write);
-  Status DeviceCopy(int device, void* destination, const void* source, size_t length);
+                   bool write, uint32_t lane, std::vector<cuda::CopyStream*>& device_streams);
+  Status StartDeviceCopy(int device, uint32_t lane, void* destination, const void* source,
+                         size_t length, std::vector<cuda::CopyStream*>& started);
+  // Hands the request to the completion thread behind a mark on each of
+  // `streams`; where that fails, waits for the copies here instead. Either
+  // way the batch's admissions end after its copies.
+  void CompleteAfterDeviceCopies(const ResolvedBatch& batch, TransferRequest& request,
+                                 const Status& status, size_t moved,
+                                 const std::vector<cuda::CopyStream*>& streams);
 
   // Admits every entry's copy (BeginCopy) or none: on a revoked region,
   // ends those already admitted and says which region refused.
@@ -135,8 +155,13 @@ class ShmEndpoint final : public Endpoint {
   // Whether this host can have device memory at all; when not, no post
   // asks what a local buffer is.
   const bool gpu_host_;
+  // The connection's stream count: device copies spread over as many
+  // CUDA streams (lanes) per device.
+  const uint32_t streams_;
   std::mutex device_mu_;
-  cuda::CopyStreams streams_;  // GUARDED_BY(device_mu_)
+  cuda::CopyStreams copy_streams_;  // GUARDED_BY(device_mu_)
+  // Before the streams are destroyed: drained by Close().
+  DeviceCompletions device_completions_;
 
   // Admission of posts against Close(): a post raises active_posts_ and then
   // reads closed_; Close() sets closed_ and then waits for active_posts_ to

@@ -67,7 +67,7 @@ Result<std::unique_ptr<Endpoint>> Connect(EndpointSetup& setup) {
   XFER_RETURN_IF_ERROR(channel->Start());
   return std::unique_ptr<Endpoint>(std::make_unique<ShmEndpoint>(
       std::move(*mapping), std::move(*ours), setup.peer_pid, std::move(channel),
-      setup.io_timeout, *setup.local, *setup.devices));
+      setup.io_timeout, *setup.local, *setup.devices, setup.streams));
 }
 
 }  // namespace
@@ -84,8 +84,9 @@ Capabilities ShmTransport::capabilities() const {
     caps.memory_kinds |= MemoryKindBit(MemoryKind::kCuda);
     caps.device_path = "CUDA IPC";
   }
-  // Every post copies before it returns: batches are bounded only by the
-  // request's part count, buffers are free at once.
+  // Every post copies host memory before it returns (device copies are
+  // queued): batches are bounded only by the request's part count, host
+  // buffers are free at once.
   caps.max_entries_per_post = std::numeric_limits<uint32_t>::max();
   caps.max_inline_bytes = std::numeric_limits<uint64_t>::max();
   caps.max_streams = 64;
