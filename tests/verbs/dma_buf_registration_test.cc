@@ -68,6 +68,30 @@ TEST(DmaBufRegistrationTest, ADeviceWithoutDmaBufSupportSaysSoAndOneWithItRegist
   close(buffer);
 }
 
+// Soft-RoCE's provider has no dma-buf registration at all: libibverbs
+// refuses before the kernel ever sees the descriptor, so the refusal, and
+// the fallback it drives, show on any descriptor (the VM's kernel has no
+// udmabuf to make a real one). A device that does take dma-bufs checks the
+// descriptor instead, and refuses a memfd as not being one.
+TEST(DmaBufRegistrationTest, SoftRoceRefusesDmaBufRegistrationAsACapability) {
+  if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
+  auto device = DeviceContext::Open(testing::TestVerbsDevices().initiator, 1);
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  const int memfd = memfd_create("xfer-not-a-dmabuf", MFD_CLOEXEC);
+  ASSERT_GE(memfd, 0);
+  ASSERT_EQ(ftruncate(memfd, 4096), 0);
+  auto mr = RegisterDmaBufRegion(device->pd(), memfd, 0, 4096, 0x10000, IBV_ACCESS_LOCAL_WRITE);
+  close(memfd);
+  ASSERT_FALSE(mr.ok()) << "a memfd registered as a dma-buf";
+  if (device->name().rfind("rxe", 0) == 0) {
+    EXPECT_EQ(mr.status().code(), StatusCode::kNotSupported) << mr.status().ToString();
+    EXPECT_NE(mr.status().message().find("does not take dma-buf memory"), std::string::npos)
+        << mr.status().ToString();
+  } else {
+    EXPECT_NE(mr.status().code(), StatusCode::kOk);
+  }
+}
+
 TEST(DmaBufRegistrationTest, NoDescriptorIsRefusedBeforeTheDevice) {
   auto mr = RegisterDmaBufRegion(nullptr, -1, 0, 4096, 0, IBV_ACCESS_LOCAL_WRITE);
   EXPECT_EQ(mr.status().code(), StatusCode::kInvalidArgument) << mr.status().ToString();
