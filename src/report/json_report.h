@@ -78,16 +78,16 @@ nlohmann::json LatJsonReport(const TestInfo& info,
 nlohmann::json LatDurationJsonReport(
     const TestInfo& info, std::span<const bench::LatDurationResult> results);
 
-// Whether WriteJsonFile(path, ...) could write: creates and removes a
-// temporary file beside `path`, so that a run can refuse an unwritable
-// --json before it measures anything. Leaves `path` itself alone. Errors:
-// kIoError naming the path and the reason.
 // The keys that say where a document came from: "command_line" (the words
 // typed, argv[0] first) and "fingerprint" (the host, as xfer matrix records
 // it).
 nlohmann::json RunProvenanceJson(std::span<const std::string> command_line,
                                  const matrix::HostFingerprint& host);
 
+// Whether WriteJsonFile(path, ...) could write: creates and removes a
+// temporary file beside `path`, so that a run can refuse an unwritable
+// --json before it measures anything. Leaves `path` itself alone. Errors:
+// kIoError naming the path and the reason.
 Status CheckJsonWritable(const std::string& path);
 
 // Writes document (2-space indented, newline-terminated) to path atomically
