@@ -13,6 +13,7 @@ packages=(
   iperf3            # the tcp baseline in bench/run_baselines.sh
   chromium          # headless rendering check of `xfer report` (tests/e2e)
   clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh
+  libopenmpi-dev openmpi-bin  # the launcher of the cluster matrix (mpirun xfer matrix)
   # Python bindings (python/): pybind11, pytest and numpy for their tests,
   # venv + pip + setuptools + wheel for `pip install .` without network
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-numpy

@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "bench/model/bench_params.h"
+#include "bench/cluster/cluster_config.h"
 #include "bench/matrix/matrix_config.h"
 #include "xfer/engine.h"
 #include "xfer/status.h"
@@ -104,7 +105,7 @@ struct DoctorRequest {
 
 struct ParsedCommand {
   enum class Action {
-    kRun, kHelp, kVersion, kDevices, kMatrix, kDoctor, kReport, kCompare
+    kRun, kHelp, kVersion, kDevices, kMatrix, kCluster, kDoctor, kReport, kCompare
   };
   Action action = Action::kRun;
   // kRun: the benchmark to run. Defaults otherwise.
@@ -115,6 +116,8 @@ struct ParsedCommand {
   DoctorRequest doctor;
   // kMatrix: the matrix to run (cli/matrix_flags.h). Defaults otherwise.
   matrix::MatrixConfig matrix;
+  // kCluster: `xfer matrix --scheme ...` under mpirun (cli/matrix_flags.h).
+  cluster::ClusterConfig cluster;
   // kReport / kCompare: the files to read (cli/report_flags.h).
   ReportRequest report;
   CompareRequest compare;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cluster/cluster_rank.h"
 #include "bench/matrix/loopback_target.h"
 #include "bench/matrix/matrix_initiator.h"
 #include "bench/matrix/matrix_target.h"
@@ -25,10 +26,14 @@
 #include "common/stop_signal.h"
 #include "doctor/doctor_command.h"
 #include "launch/run_benchmark.h"
+#if XFER_WITH_MPI
+#include "launch/mpi_bootstrap.h"
+#endif
 #if XFER_WITH_VERBS
 #include "report/device_report.h"
 #include "verbs/device_catalog.h"
 #endif
+#include "report/cluster/cluster_reporter.h"
 #include "report/compare.h"
 #include "report/console_reporter.h"
 #include "report/html/html_report.h"
@@ -165,6 +170,46 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
   return xfer::kExitOk;
 }
 
+// `mpirun -np N xfer matrix --scheme ...`: one rank of the cluster matrix.
+// Rank 0 prints the plan, the groups and the tables and writes --json.
+// Exit status: 0 when every rank finished; otherwise this rank prints its
+// error and ends every rank through mpirun (MPI_Abort) with 1, since
+// MPI_Finalize would wait for a rank that is gone.
+int RunCluster(const xfer::cluster::ClusterConfig& config) {
+#if !XFER_WITH_MPI
+  (void)config;
+  std::fprintf(stderr,
+               "xfer: matrix: --scheme: this build has no MPI: install libopenmpi-dev "
+               "openmpi-bin and rebuild\n");
+  return 2;
+#else
+  // Before MPI_Init: MPI starts threads, and StopSignal's mask must be
+  // theirs too.
+  xfer::StopSignal stop;
+  auto bootstrap = xfer::launch::MpiBootstrap::Init();
+  if (!bootstrap.ok()) return Fail("matrix", bootstrap.status());
+  const xfer::matrix::HostFingerprint fingerprint =
+      xfer::report::ProbeHost(xfer::cli::XferVersion());
+  const bool root = (*bootstrap)->rank() == 0;
+  xfer::report::ClusterReporter reporter(root ? stdout : nullptr, root ? stderr : nullptr,
+                                         root ? config.matrix.json_path : std::string());
+  xfer::Status status = reporter.Prepare();
+  if (status.ok()) {
+    status = xfer::cluster::RunClusterRank(config, **bootstrap, fingerprint, reporter, stop.flag());
+  }
+  if (xfer::Status files = reporter.status(); status.ok() && !files.ok()) status = files;
+  if (status.ok()) {
+    (*bootstrap)->Finalize();
+    return 0;
+  }
+  std::fprintf(stderr, "xfer: matrix: rank %u (%s): %s\n", (*bootstrap)->rank(),
+               fingerprint.hostname.c_str(), status.ToString().c_str());
+  std::fflush(stderr);
+  std::fflush(stdout);
+  (*bootstrap)->AbortAll(stop.signal() != 0 ? 128 + stop.signal() : 1);
+#endif
+}
+
 // Every file is read and checked before anything is written, so a bad
 // input leaves no output behind.
 int RunReport(const xfer::cli::ReportRequest& request) {
@@ -251,6 +296,9 @@ int RunCommand(int argc, char** argv) {
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kMatrix) {
     return RunMatrix(command->matrix);
+  }
+  if (command->action == xfer::cli::ParsedCommand::Action::kCluster) {
+    return RunCluster(command->cluster);
   }
   if (command->action == xfer::cli::ParsedCommand::Action::kReport) {
     return RunReport(command->report);

@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench/cluster/cluster_schedule.h"
 #include "bench/matrix/block_size.h"
 #include "bench/matrix/memory_placement.h"
 #include "cli/host_argument.h"
@@ -38,6 +43,8 @@ struct MatrixText {
       loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
       use_cuda, device_path,
       gid_index, json, csv, markdown, secret_file;
+  // The cluster matrix (--scheme), under mpirun.
+  std::optional<std::string> scheme, incast_target, rank_devices, listen_host;
 };
 
 // CLI11 only collects the text; xfer parses it (see MatrixText).
@@ -76,6 +83,10 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   Text(app, "--csv", t.csv, "write one row per cell as CSV");
   Text(app, "--markdown", t.markdown, "write the table in the seed's Markdown layout");
   app.add_flag("--quiet", t.quiet, "no progress line on stderr");
+  Text(app, "--scheme", t.scheme, "cluster matrix under mpirun: pairwise, all-to-all, ...");
+  Text(app, "--incast_target", t.incast_target, "the rank every other writes into (default 0)");
+  Text(app, "--rank_devices", t.rank_devices, "RDMA device per local rank, comma list");
+  Text(app, "--listen_host", t.listen_host, "IPv4 address this rank's engine listens on");
 }
 
 Status Flag(const char* name, const Status& status) {
@@ -199,6 +210,7 @@ TypedFlags TypedDeviceFlags(const MatrixText& t) {
 }
 
 Status ApplySession(const MatrixText& t, MatrixConfig& c) {
+  const bool cluster = t.scheme.has_value();
   XFER_RETURN_IF_ERROR(ParseCount(t.port, "-p/--port", 1, 65535, c.port));
   XFER_RETURN_IF_ERROR(ParseSeconds(t.timeout, "--timeout", c.timeout));
   XFER_RETURN_IF_ERROR(ParseSeconds(t.accept_timeout, "--accept_timeout", c.accept_timeout));
@@ -236,9 +248,85 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
                       : (t.host.empty() ? matrix::Role::kTarget : matrix::Role::kInitiator);
   c.host = t.host;
   const bool writes_files = !c.json_path.empty() || !c.csv_path.empty() || !c.markdown_path.empty();
-  if (c.role == matrix::Role::kTarget && writes_files) {
+  if (!cluster && c.role == matrix::Role::kTarget && writes_files) {
     return InvalidArgument("--json/--csv/--markdown: the initiator writes the results; give them "
                            "to the side with the <host> argument");
+  }
+  return Status::Ok();
+}
+
+bool IsHostToHost(const matrix::Direction& direction) {
+  return direction.initiator == 'H' && direction.target == 'H';
+}
+
+// The cluster matrix's own flags, and what it refuses of the two-host
+// matrix's: the ranks come from mpirun, cells move host memory only, one
+// transport at most, and the one file is --json.
+Status ApplyCluster(const MatrixText& t, cluster::ClusterConfig& c) {
+  auto scheme = cluster::ParseScheme(*t.scheme);
+  if (!scheme.ok()) return Flag("--scheme", scheme.status());
+  c.scheme = *scheme;
+  if (!t.host.empty()) {
+    return InvalidArgument(fmt::format(
+        "--scheme: the ranks come from mpirun, so no <host> argument ('{}'); run 'mpirun -np N "
+        "xfer matrix --scheme {} ...'", t.host, *t.scheme));
+  }
+  if (t.loopback) return InvalidArgument("--scheme cannot be combined with --loopback");
+  if (t.csv || t.markdown) {
+    return InvalidArgument("--csv/--markdown: the cluster matrix (--scheme) writes --json only");
+  }
+  if (t.verify || t.efficiency) {
+    return InvalidArgument(fmt::format("{}: not measured by the cluster matrix (--scheme)",
+                                       t.verify ? "--verify" : "--efficiency"));
+  }
+  if (t.use_cuda) {
+    return InvalidArgument("--use_cuda: the cluster matrix (--scheme) moves host memory only");
+  }
+  MatrixConfig& m = c.matrix;
+  if (!t.directions) m.directions = {matrix::Direction{OpCode::kWrite, 'H', 'H'}};
+  for (const matrix::Direction& direction : m.directions) {
+    if (!IsHostToHost(direction)) {
+      return InvalidArgument(fmt::format(
+          "--directions: {}: the cluster matrix (--scheme) moves host memory only (H2rH, rH2H)",
+          direction.Name()));
+    }
+  }
+  if (m.transports.size() > 1) {
+    return InvalidArgument(fmt::format(
+        "--transports: the cluster matrix (--scheme) runs one transport, not {}",
+        fmt::join(m.transports, ",")));
+  }
+  if (t.incast_target) {
+    if (c.scheme != cluster::Scheme::kIncast) {
+      return InvalidArgument("--incast_target: only with --scheme incast");
+    }
+    XFER_RETURN_IF_ERROR(ParseCount(t.incast_target, "--incast_target", 0, 1 << 20,
+                                    c.incast_target));
+  }
+  if (t.rank_devices) {
+    auto devices = ParseNameList(*t.rank_devices);
+    if (!devices.ok()) return Flag("--rank_devices", devices.status());
+    if (t.device) return InvalidArgument("--rank_devices cannot be combined with -d/--ib-dev");
+    c.rank_devices = *devices;
+  }
+  if (t.listen_host) {
+    in_addr address{};
+    if (::inet_pton(AF_INET, t.listen_host->c_str(), &address) != 1) {
+      return InvalidArgument(
+          fmt::format("--listen_host: '{}' is not an IPv4 address", *t.listen_host));
+    }
+    c.listen_host = *t.listen_host;
+  }
+  return Status::Ok();
+}
+
+// The cluster matrix's flags without --scheme mean a mistake.
+Status RefuseClusterFlags(const MatrixText& t) {
+  const std::pair<const char*, bool> flags[] = {{"--incast_target", t.incast_target.has_value()},
+                                                {"--rank_devices", t.rank_devices.has_value()},
+                                                {"--listen_host", t.listen_host.has_value()}};
+  for (const auto& [name, given] : flags) {
+    if (given) return InvalidArgument(fmt::format("{}: only with --scheme (the cluster matrix)", name));
   }
   return Status::Ok();
 }
@@ -251,6 +339,7 @@ std::string MatrixHelp() {
       "  xfer matrix [options]             be the target and wait for an initiator\n"
       "  xfer matrix [options] <host>      be the initiator, measuring against <host>\n"
       "  xfer matrix [options] --loopback  both on this host (target in a child process)\n"
+      "  mpirun -np N xfer matrix --scheme S [options]   the cluster matrix (below)\n"
       "\n"
       "HIXL-style bandwidth matrix on libxfer: a row per block size, a column per\n"
       "direction x transport. A direction is initiator memory x target memory x\n"
@@ -303,10 +392,22 @@ std::string MatrixHelp() {
       "  --quiet               no progress line on stderr\n"
       "  -h, --help            show this help screen\n"
       "\n"
+      "Cluster matrix (every rank under mpirun, e.g. mpirun -np 8 xfer matrix\n"
+      "--scheme all-to-all --json run.json):\n"
+      "  --scheme S            {}: which ranks move data to which,\n"
+      "                        and which flows run together (rank 0 prints the plan)\n"
+      "  --incast_target R     the rank the others write into (incast; default 0)\n"
+      "  --rank_devices LIST   RDMA device per local rank (mlx5_0,mlx5_1: by local\n"
+      "                        rank modulo the list)\n"
+      "  --listen_host ADDR    IPv4 address this rank's engine listens on (default:\n"
+      "                        the first non-loopback interface that is up)\n"
+      "  Directions H2rH (default) and rH2H; one transport at most; --json only.\n"
+      "\n"
       "A cell the host pair cannot run reads n/a, with the reason below its table\n"
       "and in the JSON. The JSON and CSV are rewritten after every cell, so an\n"
       "interrupted run keeps every finished cell.\n",
-      matrix::DirectionNameList(), fmt::join(BuiltinTransports(), ", "));
+      matrix::DirectionNameList(), fmt::join(BuiltinTransports(), ", "),
+      cluster::SchemeNameList());
 }
 
 Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
@@ -346,7 +447,15 @@ Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
   XFER_RETURN_IF_ERROR(ApplySession(text, config));
   config.transport_options = TransportOptionsFromFlags(TypedDeviceFlags(text), transport_options);
   config.command_line.assign(command_line.begin(), command_line.end());
-  command.action = ParsedCommand::Action::kMatrix;
+  if (!text.scheme) {
+    XFER_RETURN_IF_ERROR(RefuseClusterFlags(text));
+    command.action = ParsedCommand::Action::kMatrix;
+    return command;
+  }
+  command.cluster.matrix = std::move(config);
+  command.matrix = {};
+  XFER_RETURN_IF_ERROR(ApplyCluster(text, command.cluster));
+  command.action = ParsedCommand::Action::kCluster;
   return command;
 }
 

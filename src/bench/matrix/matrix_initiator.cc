@@ -1,6 +1,5 @@
 #include "bench/matrix/matrix_initiator.h"
 
-#include <ctime>
 #include <memory>
 #include <optional>
 
@@ -17,21 +16,13 @@
 #include "bench/matrix/matrix_engine.h"
 #include "bench/matrix/side_buffers.h"
 #include "bench/model/interruption.h"
+#include "bench/utc_time.h"
 #include "common/clock.h"
 #include "common/socket.h"
 #include "xfer/engine.h"
 
 namespace xfer::matrix {
 namespace {
-
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 // Connect's word that the pair cannot use a transport, as opposed to a
 // connection that failed.
@@ -100,7 +91,7 @@ class Initiator {
 };
 
 Status Initiator::Run() {
-  run_.start_time = UtcNow();
+  run_.start_time = bench::UtcNow();
   Status status = Setup();
   if (!status.ok()) {
     if (control_) control_->SendAbort(status.message());
@@ -127,7 +118,7 @@ Status Initiator::Run() {
 }
 
 Status Initiator::Finish(Status status) {
-  run_.end_time = UtcNow();
+  run_.end_time = bench::UtcNow();
   if (status.ok()) {
     run_.outcome = RunOutcome::kComplete;
   } else {

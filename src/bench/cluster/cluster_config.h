@@ -1,0 +1,37 @@
+// What one cluster matrix run (`mpirun -np N xfer matrix --scheme ...`) is
+// asked to do: the matrix flags every rank was given, plus the schedule and
+// how each rank picks its endpoint. Every rank parses the same command line.
+#ifndef XFER_BENCH_CLUSTER_CLUSTER_CONFIG_H_
+#define XFER_BENCH_CLUSTER_CLUSTER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/cluster/cluster_schedule.h"
+#include "bench/matrix/matrix_config.h"
+
+namespace xfer::cluster {
+
+struct ClusterConfig {
+  // The measured cells: directions (write or read of host memory), block
+  // sizes, transfer size, batch, loops, warm-up, streams, the memory kinds,
+  // the timeout, the secret, the output files. `transports` holds at most
+  // one name ("" lets each pair's engines choose); matrix.verbs.device is
+  // the -d every rank uses unless rank_devices says otherwise.
+  matrix::MatrixConfig matrix;
+  Scheme scheme = Scheme::kAllToAll;
+  uint32_t incast_target = 0;
+  // --rank_devices: the RDMA device of each local rank, by
+  // OMPI_COMM_WORLD_LOCAL_RANK modulo the list's length (as perftest users
+  // pin -d per process); empty: matrix.verbs.device for every rank.
+  std::vector<std::string> rank_devices;
+  // The IPv4 address this rank's engine listens on and the others connect
+  // to; "" = the first address of an interface that is up and not loopback
+  // (loopback when there is none).
+  std::string listen_host;
+};
+
+}  // namespace xfer::cluster
+
+#endif  // XFER_BENCH_CLUSTER_CLUSTER_CONFIG_H_

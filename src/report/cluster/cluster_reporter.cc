@@ -1,0 +1,70 @@
+#include "report/cluster/cluster_reporter.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <utility>
+
+#include "report/cluster/cluster_json.h"
+#include "report/cluster/cluster_tables.h"
+#include "report/json_report.h"
+
+namespace xfer::report {
+
+ClusterReporter::ClusterReporter(std::FILE* out, std::FILE* progress, std::string json_path)
+    : out_(out), progress_(progress), json_path_(std::move(json_path)) {}
+
+Status ClusterReporter::Prepare() const {
+  if (json_path_.empty()) return Status::Ok();
+  Status writable = CheckJsonWritable(json_path_);
+  if (!writable.ok()) return writable.WithContext("--json");
+  return Status::Ok();
+}
+
+void ClusterReporter::OnPlan(const cluster::ClusterRun& run) {
+  Rewrite(run);
+  try {
+    Print(out_, RenderClusterPlan(run));
+  } catch (const std::exception& e) {
+    Keep(Internal(fmt::format("cluster plan: {}", e.what())));
+  }
+}
+
+void ClusterReporter::OnGroupDone(const cluster::ClusterRun& run, size_t first, size_t count) {
+  Rewrite(run);
+  try {
+    Print(progress_, RenderGroupLine(run, first, count) + "\n");
+  } catch (const std::exception& e) {
+    Keep(Internal(fmt::format("group line: {}", e.what())));
+  }
+}
+
+void ClusterReporter::OnFinish(const cluster::ClusterRun& run) {
+  Rewrite(run);
+  try {
+    Print(out_, RenderClusterTables(run));
+  } catch (const std::exception& e) {
+    Keep(Internal(fmt::format("cluster tables: {}", e.what())));
+  }
+}
+
+void ClusterReporter::Rewrite(const cluster::ClusterRun& run) {
+  if (json_path_.empty()) return;
+  try {
+    Keep(WriteJsonFile(json_path_, ClusterJson(run)).WithContext("--json"));
+  } catch (const std::exception& e) {
+    Keep(Internal(fmt::format("--json {}: {}", json_path_, e.what())));
+  }
+}
+
+void ClusterReporter::Print(std::FILE* stream, const std::string& text) {
+  if (stream == nullptr || text.empty()) return;
+  std::fwrite(text.data(), 1, text.size(), stream);
+  std::fflush(stream);
+}
+
+void ClusterReporter::Keep(const Status& status) {
+  if (status_.ok() && !status.ok()) status_ = status;
+}
+
+}  // namespace xfer::report

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A rank killed mid-run (SIGKILL, as a crash or an OOM kill ends it) ends
+# the cluster matrix within --timeout: mpirun exits non-zero, rank 0's JSON
+# says "failed" and names the dead rank, and every cell finished before it
+# stays in the file.
+#   cluster_killed_rank.sh XFER_BINARY
+set -euo pipefail
+xfer=$1
+source "$(dirname "$0")/mpirun_common.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"; [[ -n ${run:-} ]] && kill "$run" 2>/dev/null || true' EXIT
+
+# Long enough to be mid-run when the kill comes: pairwise, 6 rounds.
+timeout 120 mpirun -np 4 "$xfer" matrix --scheme pairwise --transports tcp \
+  --block_sizes 16K,256K,1M --transfer_size 64M --loops 20 --timeout 5 --quiet \
+  --json "$work/run.json" > "$work/run.out" 2> "$work/run.err" &
+run=$!
+
+# Wait for the first finished cells in rank 0's file.
+ok_cells() {
+  /usr/bin/python3 - "$work/run.json" <<'PY' 2>/dev/null || echo 0
+import json, sys
+print(sum(c["status"] == "ok" for c in json.load(open(sys.argv[1]))["cells"]))
+PY
+}
+for _ in $(seq 600); do
+  [[ $(ok_cells) -gt 0 ]] && break
+  sleep 0.1
+done
+[[ $(ok_cells) -gt 0 ]] || fail "no cell finished within 60 s"
+
+# Rank 2 of this run (its --json path is this test's own), found by the
+# rank Open MPI gave it.
+victim=""
+for pid in $(pgrep -f -- "--json $work/run.json"); do
+  if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
+    victim=$pid
+  fi
+done
+[[ -n $victim ]] || fail "rank 2's process not found (the run ended before the kill?)"
+killed_at=$SECONDS
+kill -9 "$victim"
+
+set +e
+wait "$run"
+rc=$?
+set -e
+run=""
+elapsed=$((SECONDS - killed_at))
+[[ $rc -ne 0 ]] || fail "the run succeeded although rank 2 was killed"
+# --timeout 5 bounds every wait; mpirun's own teardown adds a little.
+[[ $elapsed -le 20 ]] || fail "the run took ${elapsed}s to end after the kill"
+# Rank 0 finds the dead rank itself ("failed"), or mpirun, which noticed
+# first, stops the other ranks with SIGTERM while rank 0 waits on it
+# ("interrupted"): either way the dead rank is named.
+check_json "$work/run.json" '
+assert doc["run"]["outcome"] in ("failed", "interrupted"), doc["run"]
+assert "rank 2" in doc["run"]["error"], doc["run"]["error"]
+assert len(ok) >= 1, "the finished cells were lost"
+assert len(ok) < len(cells), "every cell finished: the kill came too late"
+'
+echo "cluster_killed_rank: ok (ended ${elapsed}s after the kill)"

@@ -1,0 +1,168 @@
+// The cluster matrix's summary, JSON and tables on a hand-built run: every
+// figure checked against the cells it comes from.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/cluster/cluster_json.h"
+#include "report/cluster/cluster_summary.h"
+#include "report/cluster/cluster_tables.h"
+
+namespace xfer::report {
+namespace {
+
+using cluster::ClusterRun;
+using cluster::Flow;
+using cluster::PairCell;
+using matrix::CellStatus;
+
+constexpr uint64_t kBlock = 64 << 10;
+
+// Four ranks, all-to-all planned, one direction and block; the cells of
+// step 0 (0->1 and 2->3) and step 1 (1->0 and 3->2) finished, the rest not
+// run. 2->3 is the slow pair.
+ClusterRun FourRanks() {
+  ClusterRun run;
+  run.config.scheme = cluster::Scheme::kAllToAll;
+  run.config.matrix.directions = {matrix::Direction{OpCode::kWrite, 'H', 'H'}};
+  run.config.matrix.block_sizes = {kBlock};
+  run.config.matrix.transfer_size = 1 << 20;
+  run.config.matrix.command_line = {"xfer", "matrix", "--scheme", "all-to-all"};
+  for (uint32_t r = 0; r < 4; ++r) {
+    cluster::RankInfo rank;
+    rank.rank = r;
+    rank.host.hostname = "node-" + std::to_string(r);
+    rank.engine_address = "10.0.0." + std::to_string(r + 1) + ":4000";
+    rank.registered_bytes = 2 << 20;
+    rank.max_rss_bytes = 50 << 20;
+    run.ranks.push_back(rank);
+  }
+  auto steps = cluster::PlanSteps(cluster::Scheme::kAllToAll, 4, 0);
+  run.steps = *steps;
+  const std::pair<Flow, double> measured[] = {
+      {{0, 1}, 10.0}, {{2, 3}, 4.0}, {{1, 0}, 9.0}, {{3, 2}, 11.0}};
+  for (size_t s = 0; s < run.steps.size(); ++s) {
+    for (const Flow& flow : run.steps[s].flows) {
+      PairCell pair;
+      pair.step = static_cast<uint32_t>(s);
+      pair.round = run.steps[s].round;
+      pair.flow = flow;
+      pair.cell.direction = run.config.matrix.directions[0];
+      pair.cell.block_size = kBlock;
+      pair.cell.entries = 16;
+      for (const auto& [done, gbps] : measured) {
+        if (done == flow) {
+          pair.cell.status = CellStatus::kOk;
+          pair.cell.median_gbps = gbps;
+          pair.cell.min_gbps = gbps;
+          pair.cell.max_gbps = gbps;
+          pair.cell.sample_seconds = {double(1 << 20) / (gbps * 1e9)};
+          pair.cell.path_transport = "tcp";
+        }
+      }
+      run.cells.push_back(pair);
+    }
+  }
+  run.meeting_seconds = {0.002, 0.004, 0.003};
+  run.exchange_seconds = 0.01;
+  return run;
+}
+
+TEST(ClusterSummary, HeatMapHoldsEachMeasuredPairAndNamesTheSlowest) {
+  const ClusterRun run = FourRanks();
+  ASSERT_EQ(run.steps[0].flows.size(), 2u);
+  const ClusterSummary summary = SummarizeCluster(run);
+  ASSERT_EQ(summary.heat_maps.size(), 1u);
+  const HeatMap& map = summary.heat_maps[0];
+  ASSERT_EQ(map.gbps.size(), 4u);
+  EXPECT_EQ(map.gbps[0][1], 10.0);
+  EXPECT_EQ(map.gbps[2][3], 4.0);
+  EXPECT_FALSE(map.gbps[0][2].has_value());  // planned later, not run
+  EXPECT_FALSE(map.gbps[1][1].has_value());
+  // Median of {4, 9, 10, 11} = 9.5; the slowest, 4, is 58% under it.
+  EXPECT_DOUBLE_EQ(map.median_of_pairs, 9.5);
+  ASSERT_EQ(map.slowest.size(), 3u);
+  EXPECT_EQ(map.slowest[0].source, 2u);
+  EXPECT_EQ(map.slowest[0].target, 3u);
+  EXPECT_NEAR(map.slowest[0].gap_to_median, (4.0 - 9.5) / 9.5, 1e-12);
+  EXPECT_LE(map.slowest[0].median_gbps, map.slowest[1].median_gbps);
+}
+
+TEST(ClusterSummary, StepAggregateSumsTheConcurrentFlows) {
+  const ClusterRun run = FourRanks();
+  const ClusterSummary summary = SummarizeCluster(run);
+  // 3 rounds x 2 steps, one (direction, block) each, in plan order.
+  ASSERT_EQ(summary.aggregates.size(), 6u);
+  size_t unrun = 0;
+  double total = 0;
+  for (const StepAggregate& aggregate : summary.aggregates) {
+    EXPECT_EQ(aggregate.flows, 2u);
+    // What the step's own cells say, recomputed here.
+    uint32_t measured = 0;
+    double sum = 0;
+    double slowest = 0;
+    for (const PairCell& pair : run.cells) {
+      if (pair.step != aggregate.step || pair.cell.status != CellStatus::kOk) continue;
+      slowest = measured == 0 ? pair.cell.median_gbps : std::min(slowest, pair.cell.median_gbps);
+      ++measured;
+      sum += pair.cell.median_gbps;
+    }
+    EXPECT_EQ(aggregate.measured, measured) << "step " << aggregate.step;
+    EXPECT_DOUBLE_EQ(aggregate.sum_gbps, sum) << "step " << aggregate.step;
+    if (measured > 0) {
+      EXPECT_DOUBLE_EQ(aggregate.slowest_gbps, slowest);
+    } else {
+      ++unrun;
+    }
+    total += aggregate.sum_gbps;
+  }
+  EXPECT_EQ(unrun, 4u);  // only the round with 0<->1 and 2<->3 ran
+  EXPECT_DOUBLE_EQ(total, 10.0 + 4.0 + 9.0 + 11.0);
+}
+
+
+TEST(ClusterJson, CarriesSchemaCellsHeatMapAndCosts) {
+  const ClusterRun run = FourRanks();
+  const nlohmann::json doc = ClusterJson(run);
+  EXPECT_EQ(doc["schema"]["name"], "xfer.cluster");
+  EXPECT_EQ(doc["schema"]["version"], kClusterJsonVersion);
+  EXPECT_EQ(doc["config"]["scheme"], "all-to-all");
+  EXPECT_EQ(doc["config"]["ranks"], 4);
+  ASSERT_EQ(doc["ranks"].size(), 4u);
+  EXPECT_EQ(doc["ranks"][2]["host"]["hostname"], "node-2");
+  ASSERT_EQ(doc["cells"].size(), run.cells.size());
+  size_t ok = 0;
+  for (const auto& cell : doc["cells"]) {
+    if (cell["status"] == "ok") {
+      ++ok;
+      EXPECT_TRUE(cell["median_gbps"].is_number());
+    } else {
+      EXPECT_TRUE(cell["median_gbps"].is_null());
+    }
+  }
+  EXPECT_EQ(ok, 4u);
+  const auto& map = doc["heat_maps"][0];
+  EXPECT_EQ(map["gbps"][2][3], 4.0);
+  EXPECT_TRUE(map["gbps"][0][2].is_null());
+  EXPECT_EQ(map["slowest"][0]["source"], 2);
+  EXPECT_EQ(doc["plan"]["rounds"], 3);
+  EXPECT_DOUBLE_EQ(doc["costs"]["meeting_seconds_max"].get<double>(), 0.004);
+  EXPECT_DOUBLE_EQ(doc["costs"]["meeting_seconds_median"].get<double>(), 0.003);
+}
+
+TEST(ClusterTables, NameEveryRankThePlanAndTheSlowPair) {
+  ClusterRun run = FourRanks();
+  const std::string plan = RenderClusterPlan(run);
+  for (const char* host : {"node-0", "node-1", "node-2", "node-3"}) {
+    EXPECT_NE(plan.find(host), std::string::npos) << plan;
+  }
+  EXPECT_NE(plan.find("2->3"), std::string::npos) << plan;
+  run.outcome = matrix::RunOutcome::kFailed;
+  run.error = "rank 3 (node-3): silent for 11 s";
+  const std::string tables = RenderClusterTables(run);
+  EXPECT_NE(tables.find("4.00"), std::string::npos) << tables;
+  EXPECT_NE(tables.find("rank 3 (node-3): silent"), std::string::npos) << tables;
+}
+
+}  // namespace
+}  // namespace xfer::report
