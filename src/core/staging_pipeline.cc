@@ -48,8 +48,7 @@ std::string StagingPipeline::PathName() {
 StagingPipeline::StagingPipeline(transport::Endpoint& endpoint, MemoryRegistry& staging,
                                  cuda::DeviceRuntime& devices,
                                  std::chrono::milliseconds io_timeout)
-    : endpoint_(endpoint), staging_(staging), devices_(devices), io_timeout_(io_timeout),
-      streams_(devices) {}
+    : endpoint_(endpoint), staging_(staging), io_timeout_(io_timeout), streams_(devices) {}
 
 StagingPipeline::~StagingPipeline() { Stop(); }
 

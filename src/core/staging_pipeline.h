@@ -147,7 +147,6 @@ class StagingPipeline {
 
   transport::Endpoint& endpoint_;
   MemoryRegistry& staging_;
-  cuda::DeviceRuntime& devices_;
   const std::chrono::milliseconds io_timeout_;
 
   std::mutex mu_;
