@@ -44,7 +44,7 @@ struct MatrixText {
       use_cuda, device_path,
       gid_index, json, csv, markdown, secret_file;
   // The cluster matrix (--scheme), under mpirun.
-  std::optional<std::string> scheme, incast_target, rank_devices, listen_host;
+  std::optional<std::string> scheme, incast_target, fan_out_source, rank_devices, listen_host;
 };
 
 // CLI11 only collects the text; xfer parses it (see MatrixText).
@@ -85,6 +85,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   app.add_flag("--quiet", t.quiet, "no progress line on stderr");
   Text(app, "--scheme", t.scheme, "cluster matrix under mpirun: pairwise, all-to-all, ...");
   Text(app, "--incast_target", t.incast_target, "the rank every other writes into (default 0)");
+  Text(app, "--fan_out_source", t.fan_out_source, "the rank that writes into every other (default 0)");
   Text(app, "--rank_devices", t.rank_devices, "RDMA device per local rank, comma list");
   Text(app, "--listen_host", t.listen_host, "IPv4 address this rank's engine listens on");
 }
@@ -303,6 +304,13 @@ Status ApplyCluster(const MatrixText& t, cluster::ClusterConfig& c) {
     XFER_RETURN_IF_ERROR(ParseCount(t.incast_target, "--incast_target", 0, 1 << 20,
                                     c.incast_target));
   }
+  if (t.fan_out_source) {
+    if (c.scheme != cluster::Scheme::kFanOut) {
+      return InvalidArgument("--fan_out_source: only with --scheme fan-out");
+    }
+    XFER_RETURN_IF_ERROR(ParseCount(t.fan_out_source, "--fan_out_source", 0, 1 << 20,
+                                    c.fan_out_source));
+  }
   if (t.rank_devices) {
     auto devices = ParseNameList(*t.rank_devices);
     if (!devices.ok()) return Flag("--rank_devices", devices.status());
@@ -323,6 +331,7 @@ Status ApplyCluster(const MatrixText& t, cluster::ClusterConfig& c) {
 // The cluster matrix's flags without --scheme mean a mistake.
 Status RefuseClusterFlags(const MatrixText& t) {
   const std::pair<const char*, bool> flags[] = {{"--incast_target", t.incast_target.has_value()},
+                                                {"--fan_out_source", t.fan_out_source.has_value()},
                                                 {"--rank_devices", t.rank_devices.has_value()},
                                                 {"--listen_host", t.listen_host.has_value()}};
   for (const auto& [name, given] : flags) {
@@ -397,6 +406,8 @@ std::string MatrixHelp() {
       "  --scheme S            {}: which ranks move data to which,\n"
       "                        and which flows run together (rank 0 prints the plan)\n"
       "  --incast_target R     the rank the others write into (incast; default 0)\n"
+      "  --fan_out_source R    the rank that writes into the others at once (fan-out;\n"
+      "                        default 0)\n"
       "  --rank_devices LIST   RDMA device per local rank (mlx5_0,mlx5_1: by local\n"
       "                        rank modulo the list)\n"
       "  --listen_host ADDR    IPv4 address this rank's engine listens on (default:\n"

@@ -21,7 +21,10 @@ struct ClusterConfig {
   // the -d every rank uses unless rank_devices says otherwise.
   matrix::MatrixConfig matrix;
   Scheme scheme = Scheme::kAllToAll;
-  uint32_t incast_target = 0;
+  uint32_t incast_target = 0;  // --incast_target (kIncast only)
+  uint32_t fan_out_source = 0;  // --fan_out_source (kFanOut only)
+  // The scheme's root: incast's target, fan-out's source (PlanSteps).
+  uint32_t root() const { return scheme == Scheme::kFanOut ? fan_out_source : incast_target; }
   // --rank_devices: the RDMA device of each local rank, by
   // OMPI_COMM_WORLD_LOCAL_RANK modulo the list's length (as perftest users
   // pin -d per process); empty: matrix.verbs.device for every rank.

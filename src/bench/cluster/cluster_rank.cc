@@ -3,11 +3,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -69,8 +71,15 @@ class ClusterRank {
   Status ExchangeHellos();
   void PlanCells();
   Status RunGroups();
+  // Measures one flow. `beat`: tell rank 0 this rank is alive as it goes
+  // (the launcher is driven by one thread: only the rank's own thread may).
   FlowReport Measure(uint64_t group, const Flow& flow, const matrix::Direction& direction,
-                     uint64_t block);
+                     uint64_t block, bool beat = true);
+  // This rank's reports for one group: one per flow it is the source of,
+  // several at once on threads of their own (fan-out's source), or one
+  // unmeasured report when it is the source of none.
+  std::vector<FlowReport> MeasureMine(uint64_t group, const Step& step,
+                                      const matrix::Direction& direction, uint64_t block);
   Result<Connection*> ConnectTo(uint32_t target);
   // Rank 0: records the group's reports in run_.cells[first..first+count);
   // an error ends the run and says why.
@@ -100,7 +109,7 @@ std::string ClusterRank::Name(uint32_t rank) const {
 }
 
 Status ClusterRank::Prepare() {
-  auto steps = PlanSteps(config_.scheme, boot_.size(), config_.incast_target);
+  auto steps = PlanSteps(config_.scheme, boot_.size(), config_.root());
   if (!steps.ok()) return steps.status();
   run_.steps = std::move(*steps);
 
@@ -231,11 +240,15 @@ Result<Connection*> ClusterRank::ConnectTo(uint32_t target) {
 }
 
 FlowReport ClusterRank::Measure(uint64_t group, const Flow& flow,
-                                const matrix::Direction& direction, uint64_t block) {
+                                const matrix::Direction& direction, uint64_t block, bool beat) {
   FlowReport report;
   report.rank = self_.rank;
   report.group = group;
   report.measured = true;
+  report.target = flow.target;
+  auto heartbeat = [&] {
+    if (beat) boot_.Heartbeat();
+  };
   auto fail = [&](const Status& status) {
     report.status = CellStatus::kFailed;
     report.reason = status.ToString();
@@ -243,9 +256,9 @@ FlowReport ClusterRank::Measure(uint64_t group, const Flow& flow,
     report.sample_seconds.clear();
     return report;
   };
-  boot_.Heartbeat();
+  heartbeat();
   auto connection = ConnectTo(flow.target);
-  boot_.Heartbeat();
+  heartbeat();
   if (!connection.ok()) {
     if (connection.status().code() == StatusCode::kNotSupported ||
         connection.status().code() == StatusCode::kFailedPrecondition) {
@@ -278,7 +291,7 @@ FlowReport ClusterRank::Measure(uint64_t group, const Flow& flow,
       return fail(FailedPrecondition(fmt::format("interrupted by signal {}", signal)));
     }
     auto seconds = sampler.Sample();
-    boot_.Heartbeat();
+    heartbeat();
     if (!seconds.ok() && seconds.status().code() == StatusCode::kNotSupported) {
       report.status = CellStatus::kUnsupported;
       report.reason = seconds.status().ToString();
@@ -293,27 +306,71 @@ FlowReport ClusterRank::Measure(uint64_t group, const Flow& flow,
   return report;
 }
 
+std::vector<FlowReport> ClusterRank::MeasureMine(uint64_t group, const Step& step,
+                                                 const matrix::Direction& direction,
+                                                 uint64_t block) {
+  std::vector<const Flow*> mine;
+  for (const Flow& flow : step.flows) {
+    if (flow.source == self_.rank) mine.push_back(&flow);
+  }
+  if (mine.empty()) return {FlowReport{}};
+  if (mine.size() == 1) return {Measure(group, *mine.front(), direction, block)};
+  // Fan-out's source: every connection made here first (connections_ is
+  // this thread's), then one thread per flow, all sampling at once, while
+  // this thread keeps rank 0 told that the rank is alive.
+  std::vector<FlowReport> reports(mine.size());
+  std::vector<size_t> connected;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (ConnectTo(mine[i]->target).ok()) {
+      connected.push_back(i);
+    } else {
+      // Here, not on a thread: Measure connects again and reports the
+      // failure in its words (unsupported or failed).
+      reports[i] = Measure(group, *mine[i], direction, block);
+    }
+    boot_.Heartbeat();
+  }
+  std::atomic<size_t> running{connected.size()};
+  std::vector<std::thread> threads;
+  for (size_t i : connected) {
+    threads.emplace_back([&, i] {
+      reports[i] = Measure(group, *mine[i], direction, block, /*beat=*/false);
+      running.fetch_sub(1, std::memory_order_release);
+    });
+  }
+  while (running.load(std::memory_order_acquire) != 0) {
+    boot_.Heartbeat();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (std::thread& thread : threads) thread.join();
+  return reports;
+}
+
 Status ClusterRank::Absorb(const std::vector<std::string>& reports, uint64_t group,
                            size_t first, size_t count) {
   const size_t max_samples = size_t{matrix().warmup} + matrix().loops;
-  std::vector<std::optional<FlowReport>> by_rank(boot_.size());
-  for (uint32_t rank = 0; rank < reports.size() && rank < by_rank.size(); ++rank) {
-    auto report = DecodeReport(reports[rank], max_samples);
-    if (!report.ok()) return report.status().WithContext(Name(rank) + "'s report");
-    if (report->rank != rank || report->group != group) {
-      return ProtocolError(fmt::format("{} answered for rank {}, group {} (expected group {})",
-                                       Name(rank), report->rank, report->group, group));
+  // Each rank's measured flows, by (source, target).
+  std::map<std::pair<uint32_t, uint32_t>, FlowReport> by_flow;
+  for (uint32_t rank = 0; rank < reports.size() && rank < boot_.size(); ++rank) {
+    auto decoded = DecodeReports(reports[rank], max_samples, std::max<size_t>(boot_.size(), 1));
+    if (!decoded.ok()) return decoded.status().WithContext(Name(rank) + "'s report");
+    for (FlowReport& report : *decoded) {
+      if (report.rank != rank || report.group != group) {
+        return ProtocolError(fmt::format("{} answered for rank {}, group {} (expected group {})",
+                                         Name(rank), report.rank, report.group, group));
+      }
+      run_.ranks[rank].max_rss_bytes = report.max_rss_bytes;
+      run_.ranks[rank].registered_bytes = report.registered_bytes;
+      if (report.measured) by_flow[{rank, report.target}] = std::move(report);
     }
-    run_.ranks[rank].max_rss_bytes = report->max_rss_bytes;
-    run_.ranks[rank].registered_bytes = report->registered_bytes;
-    by_rank[rank] = std::move(*report);
   }
   Status first_failure = Status::Ok();
   for (size_t i = first; i < first + count; ++i) {
     PairCell& pair = run_.cells[i];
-    const std::optional<FlowReport>& report = by_rank[pair.flow.source];
+    const auto found = by_flow.find({pair.flow.source, pair.flow.target});
+    const FlowReport* report = found == by_flow.end() ? nullptr : &found->second;
     matrix::CellResult& cell = pair.cell;
-    if (!report || !report->measured) {
+    if (report == nullptr) {
       return ProtocolError(fmt::format("{} reported no measurement for its flow to {}",
                                        Name(pair.flow.source), Name(pair.flow.target)));
     }
@@ -347,19 +404,19 @@ Status ClusterRank::RunGroups() {
   size_t first = 0;
   for (uint32_t s = 0; s < run_.steps.size(); ++s) {
     const Step& step = run_.steps[s];
-    const auto mine = std::find_if(step.flows.begin(), step.flows.end(),
-                                   [&](const Flow& flow) { return flow.source == self_.rank; });
     for (const matrix::Direction& direction : matrix().directions) {
       for (uint64_t block : matrix().block_sizes) {
-        FlowReport report;
-        if (mine != step.flows.end()) report = Measure(group, *mine, direction, block);
-        report.rank = self_.rank;
-        report.group = group;
-        report.registered_bytes = self_.registered_bytes;
-        report.max_rss_bytes = MaxRssBytes();
+        std::vector<FlowReport> mine = MeasureMine(group, step, direction, block);
+        const uint64_t rss = MaxRssBytes();
+        for (FlowReport& report : mine) {
+          report.rank = self_.rank;
+          report.group = group;
+          report.registered_bytes = self_.registered_bytes;
+          report.max_rss_bytes = rss;
+        }
 
         const auto meeting = Clock::now();
-        auto reports = boot_.GatherToRoot(EncodeReport(report), silence, stop_);
+        auto reports = boot_.GatherToRoot(EncodeReports(mine), silence, stop_);
         Status verdict = reports.ok() ? Status::Ok() : reports.status();
         if (root() && verdict.ok()) verdict = Absorb(*reports, group, first, step.flows.size());
         if (root()) {

@@ -9,10 +9,11 @@
 namespace xfer::cluster {
 namespace {
 
-constexpr std::array<std::pair<Scheme, const char*>, 4> kSchemes = {{
+constexpr std::array<std::pair<Scheme, const char*>, 5> kSchemes = {{
     {Scheme::kPairwise, "pairwise"},
     {Scheme::kAllToAll, "all-to-all"},
     {Scheme::kIncast, "incast"},
+    {Scheme::kFanOut, "fan-out"},
     {Scheme::kRing, "ring"},
 }};
 
@@ -75,7 +76,7 @@ Result<Scheme> ParseScheme(std::string_view name) {
       fmt::format("'{}' is not a scheme (expected one of {})", name, SchemeNameList()));
 }
 
-Result<std::vector<Step>> PlanSteps(Scheme scheme, uint32_t ranks, uint32_t incast_target) {
+Result<std::vector<Step>> PlanSteps(Scheme scheme, uint32_t ranks, uint32_t root) {
   if (ranks < 2) {
     return InvalidArgument(fmt::format(
         "a cluster matrix needs at least 2 ranks, this run has {} (start it with mpirun -np N)",
@@ -93,15 +94,18 @@ Result<std::vector<Step>> PlanSteps(Scheme scheme, uint32_t ranks, uint32_t inca
     case Scheme::kAllToAll:
       steps = RoundRobin(ranks);
       break;
-    case Scheme::kIncast: {
-      if (incast_target >= ranks) {
-        return InvalidArgument(fmt::format(
-            "the incast target {} is not a rank of this run (ranks 0..{})", incast_target,
-            ranks - 1));
+    case Scheme::kIncast:
+    case Scheme::kFanOut: {
+      const bool incast = scheme == Scheme::kIncast;
+      if (root >= ranks) {
+        return InvalidArgument(fmt::format("the {} {} is not a rank of this run (ranks 0..{})",
+                                           incast ? "incast target" : "fan-out source", root,
+                                           ranks - 1));
       }
       Step step{0, {}};
-      for (uint32_t source = 0; source < ranks; ++source) {
-        if (source != incast_target) step.flows.push_back({source, incast_target});
+      for (uint32_t other = 0; other < ranks; ++other) {
+        if (other == root) continue;
+        step.flows.push_back(incast ? Flow{other, root} : Flow{root, other});
       }
       steps.push_back(std::move(step));
       break;

@@ -13,6 +13,9 @@
 //               every ordered pair is measured once, under the load of the
 //               round's other pairs.
 //   incast      one round, one step: every rank but the target into it.
+//   fan-out     one round, one step: the source into every other rank at
+//               once (the one step where a rank is the source of several
+//               flows: it runs them concurrently).
 //   ring        one round, one step: rank i into rank (i+1) mod N.
 // Pure functions; thread-safe.
 #ifndef XFER_BENCH_CLUSTER_CLUSTER_SCHEDULE_H_
@@ -27,13 +30,13 @@
 
 namespace xfer::cluster {
 
-enum class Scheme { kPairwise, kAllToAll, kIncast, kRing };
+enum class Scheme { kPairwise, kAllToAll, kIncast, kFanOut, kRing };
 
-// "pairwise", "all-to-all", "incast", "ring".
+// "pairwise", "all-to-all", "incast", "fan-out", "ring".
 const char* SchemeName(Scheme scheme);
 // Errors: kInvalidArgument naming `name` and the valid names.
 Result<Scheme> ParseScheme(std::string_view name);
-// "pairwise, all-to-all, incast, ring".
+// "pairwise, all-to-all, incast, fan-out, ring".
 std::string SchemeNameList();
 
 struct Flow {
@@ -44,13 +47,15 @@ struct Flow {
 
 struct Step {
   uint32_t round = 0;       // from 0
-  std::vector<Flow> flows;  // run concurrently; no rank is the source of two
+  // Run concurrently. A rank is the source of one flow of a step, except
+  // fan-out's source, which runs all of its flows at once.
+  std::vector<Flow> flows;
 };
 
-// The steps of `scheme` over `ranks` ranks, in run order. `incast_target`
-// is the target of kIncast and ignored otherwise. Errors: kInvalidArgument
-// for fewer than 2 ranks or an incast target that is not a rank.
-Result<std::vector<Step>> PlanSteps(Scheme scheme, uint32_t ranks, uint32_t incast_target);
+// The steps of `scheme` over `ranks` ranks, in run order. `root` is the
+// target of kIncast and the source of kFanOut, ignored otherwise. Errors:
+// kInvalidArgument for fewer than 2 ranks or a root that is not a rank.
+Result<std::vector<Step>> PlanSteps(Scheme scheme, uint32_t ranks, uint32_t root);
 
 // The number of rounds in `steps` (the last step's round + 1; 0 when empty).
 uint32_t RoundCount(const std::vector<Step>& steps);

@@ -67,10 +67,13 @@ Status GetSeconds(const json& object, const char* name, size_t max, std::vector<
   return Status::Ok();
 }
 
-Result<json> Parse(std::string_view text) {
+// A message whose top level is an object (or, for `list`, an array).
+Result<json> Parse(std::string_view text, bool list = false) {
   if (text.size() > kMaxRankMessageBytes) return Bad("message", "is too long");
   json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_object()) return ProtocolError("a rank's message is not a JSON object");
+  if (list ? !parsed.is_array() : !parsed.is_object()) {
+    return ProtocolError(fmt::format("a rank's message is not a JSON {}", list ? "list" : "object"));
+  }
   return parsed;
 }
 
@@ -144,30 +147,31 @@ Result<RankInfo> DecodeHello(std::string_view text) {
   return rank;
 }
 
-std::string EncodeReport(const FlowReport& report) {
-  json encoded = {{"rank", report.rank},
-                  {"group", report.group},
-                  {"measured", report.measured},
-                  {"status", matrix::CellStatusName(report.status)},
-                  {"reason", report.reason},
-                  {"path_transport", report.path_transport},
-                  {"path_streams", report.path_streams},
-                  {"requests", report.requests},
-                  {"warmup_seconds", report.warmup_seconds},
-                  {"sample_seconds", report.sample_seconds},
-                  {"registered_bytes", report.registered_bytes},
-                  {"max_rss_bytes", report.max_rss_bytes}};
-  return encoded.dump(-1, ' ', false, json::error_handler_t::replace);
+namespace {
+
+json ReportJson(const FlowReport& report) {
+  return {{"rank", report.rank},
+          {"group", report.group},
+          {"measured", report.measured},
+          {"target", report.target},
+          {"status", matrix::CellStatusName(report.status)},
+          {"reason", report.reason},
+          {"path_transport", report.path_transport},
+          {"path_streams", report.path_streams},
+          {"requests", report.requests},
+          {"warmup_seconds", report.warmup_seconds},
+          {"sample_seconds", report.sample_seconds},
+          {"registered_bytes", report.registered_bytes},
+          {"max_rss_bytes", report.max_rss_bytes}};
 }
 
-Result<FlowReport> DecodeReport(std::string_view text, size_t max_samples) {
-  auto parsed = Parse(text);
-  if (!parsed.ok()) return parsed.status();
-  const json& encoded = *parsed;
+Result<FlowReport> ReportFromJson(const json& encoded, size_t max_samples) {
+  if (!encoded.is_object()) return Bad("report", "is not an object");
   FlowReport report;
   XFER_RETURN_IF_ERROR(Get(encoded, "rank", report.rank));
   XFER_RETURN_IF_ERROR(Get(encoded, "group", report.group));
   XFER_RETURN_IF_ERROR(Get(encoded, "measured", report.measured));
+  XFER_RETURN_IF_ERROR(Get(encoded, "target", report.target));
   std::string status;
   XFER_RETURN_IF_ERROR(Get(encoded, "status", status));
   bool known = false;
@@ -191,6 +195,41 @@ Result<FlowReport> DecodeReport(std::string_view text, size_t max_samples) {
     return Bad("sample_seconds", "is empty for a measured cell");
   }
   return report;
+}
+
+}  // namespace
+
+std::string EncodeReport(const FlowReport& report) {
+  return ReportJson(report).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<FlowReport> DecodeReport(std::string_view text, size_t max_samples) {
+  auto parsed = Parse(text);
+  if (!parsed.ok()) return parsed.status();
+  return ReportFromJson(*parsed, max_samples);
+}
+
+std::string EncodeReports(const std::vector<FlowReport>& reports) {
+  json encoded = json::array();
+  for (const FlowReport& report : reports) encoded.push_back(ReportJson(report));
+  return encoded.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<std::vector<FlowReport>> DecodeReports(std::string_view text, size_t max_samples,
+                                              size_t max_flows) {
+  auto parsed = Parse(text, /*list=*/true);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->empty()) return Bad("reports", "is an empty list");
+  if (parsed->size() > max_flows) {
+    return Bad("reports", fmt::format("holds more than {} flows", max_flows));
+  }
+  std::vector<FlowReport> reports;
+  for (const json& encoded : *parsed) {
+    auto report = ReportFromJson(encoded, max_samples);
+    if (!report.ok()) return report.status();
+    reports.push_back(std::move(*report));
+  }
+  return reports;
 }
 
 }  // namespace xfer::cluster

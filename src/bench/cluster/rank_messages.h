@@ -28,6 +28,7 @@ struct FlowReport {
   uint32_t rank = 0;
   uint64_t group = 0;     // which group it answers; checked by rank 0
   bool measured = false;  // whether it was the source of a flow
+  uint32_t target = 0;    // that flow's target (measured only)
   matrix::CellStatus status = matrix::CellStatus::kNotRun;
   std::string reason;
   std::string path_transport;
@@ -42,6 +43,14 @@ struct FlowReport {
 std::string EncodeReport(const FlowReport& report);
 // `max_samples` bounds each list of seconds. Errors: kProtocolError.
 Result<FlowReport> DecodeReport(std::string_view text, size_t max_samples);
+
+// A rank's whole part of one group: one report per flow it was the source
+// of (several at once in fan-out), or one unmeasured report when none.
+std::string EncodeReports(const std::vector<FlowReport>& reports);
+// `max_flows` bounds the list (a rank is the source of at most ranks - 1
+// flows of a step). Errors: kProtocolError naming the field.
+Result<std::vector<FlowReport>> DecodeReports(std::string_view text, size_t max_samples,
+                                              size_t max_flows);
 
 }  // namespace xfer::cluster
 

@@ -29,6 +29,8 @@ json ConfigJson(const cluster::ClusterRun& run) {
           {"ranks", run.ranks.size()},
           {"incast_target", config.scheme == cluster::Scheme::kIncast
                                 ? json(config.incast_target) : json(nullptr)},
+          {"fan_out_source", config.scheme == cluster::Scheme::kFanOut
+                                 ? json(config.fan_out_source) : json(nullptr)},
           {"directions", directions},
           {"transport", m.transports.empty() ? json(nullptr) : json(m.transports.front())},
           {"block_sizes", m.block_sizes},

@@ -9,6 +9,7 @@
 //             (null while running), "outcome": "running"|"complete"|
 //             "failed"|"interrupted", "error" (null), "launcher": "mpi"},
 //     "config": {"scheme", "ranks", "incast_target" (null unless incast),
+//                "fan_out_source" (null unless fan-out),
 //                "directions", "transport" (null: each pair's engines
 //                chose), "block_sizes", "transfer_size", "batch", "loops",
 //                "warmup", "streams", "memory", "remote_memory",

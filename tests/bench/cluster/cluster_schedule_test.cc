@@ -88,6 +88,19 @@ TEST(ClusterSchedule, IncastWritesEveryOtherRankIntoTheTarget) {
   EXPECT_EQ(sources, (std::set<uint32_t>{0, 1, 2, 4}));
 }
 
+TEST(ClusterSchedule, FanOutWritesTheSourceIntoEveryOtherRankAtOnce) {
+  const std::vector<Step> steps = Plan(Scheme::kFanOut, 5, 2);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(RoundCount(steps), 1u);
+  std::set<uint32_t> targets;
+  for (const Flow& flow : steps[0].flows) {
+    EXPECT_EQ(flow.source, 2u);
+    targets.insert(flow.target);
+  }
+  EXPECT_EQ(targets, (std::set<uint32_t>{0, 1, 3, 4}));
+  EXPECT_EQ(steps[0].flows.size(), 4u);
+}
+
 TEST(ClusterSchedule, RingSendsEachRankToItsSuccessor) {
   const std::vector<Step> steps = Plan(Scheme::kRing, 4);
   ASSERT_EQ(steps.size(), 1u);
@@ -100,7 +113,8 @@ TEST(ClusterSchedule, RingSendsEachRankToItsSuccessor) {
 }
 
 TEST(ClusterSchedule, RefusesTooFewRanksAndAnIncastTargetOutsideTheRanks) {
-  for (Scheme scheme : {Scheme::kPairwise, Scheme::kAllToAll, Scheme::kIncast, Scheme::kRing}) {
+  for (Scheme scheme : {Scheme::kPairwise, Scheme::kAllToAll, Scheme::kIncast, Scheme::kFanOut,
+                        Scheme::kRing}) {
     auto one = PlanSteps(scheme, 1, 0);
     ASSERT_FALSE(one.ok()) << SchemeName(scheme);
     EXPECT_EQ(one.status().code(), StatusCode::kInvalidArgument);
@@ -109,6 +123,10 @@ TEST(ClusterSchedule, RefusesTooFewRanksAndAnIncastTargetOutsideTheRanks) {
   ASSERT_FALSE(outside.ok());
   EXPECT_NE(outside.status().message().find("4"), std::string::npos)
       << outside.status().message();
+  auto source = PlanSteps(Scheme::kFanOut, 3, 7);
+  ASSERT_FALSE(source.ok());
+  EXPECT_NE(source.status().message().find("fan-out source 7"), std::string::npos)
+      << source.status().message();
 }
 
 TEST(ClusterSchedule, SchemeNamesRoundTripAndUnknownNamesListTheValidOnes) {

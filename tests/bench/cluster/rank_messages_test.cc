@@ -73,6 +73,33 @@ TEST(RankMessages, ReportRoundTripsEveryField) {
   EXPECT_EQ(got->max_rss_bytes, uint64_t{1} << 24);
 }
 
+// A rank's part of a group: several flows at once for fan-out's source.
+TEST(RankMessages, AListOfReportsRoundTripsWithEachFlowsTargetAndIsBounded) {
+  std::vector<FlowReport> sent;
+  for (uint32_t target : {0u, 1u, 3u}) {
+    FlowReport report = SampleReport();
+    report.target = target;
+    report.sample_seconds = {0.5 / (target + 1)};
+    sent.push_back(report);
+  }
+  auto got = DecodeReports(EncodeReports(sent), 16, 3);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 3u);
+  for (size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ((*got)[i].target, sent[i].target);
+    EXPECT_EQ((*got)[i].sample_seconds, sent[i].sample_seconds);
+  }
+  auto too_many = DecodeReports(EncodeReports(sent), 16, 2);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("more than 2 flows"), std::string::npos)
+      << too_many.status().message();
+  for (std::string text : {std::string("[]"), std::string("{}"), std::string("[5]"),
+                           std::string("[{\"rank\": 1}]")}) {
+    auto bad = DecodeReports(text, 16, 3);
+    EXPECT_EQ(bad.status().code(), StatusCode::kProtocolError) << text;
+  }
+}
+
 // Each hostile edit of a good message, and the field the error must name.
 struct Edit {
   const char* what;

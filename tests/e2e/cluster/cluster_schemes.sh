@@ -64,6 +64,15 @@ for a in agg:
     assert abs(sum(mine) - a["sum_gbps"]) < 1e-6 * a["sum_gbps"], (mine, a)
     assert abs(min(mine) - a["slowest_gbps"]) < 1e-9, (mine, a)
 '
+# fan-out from rank 1: its three flows at once, one per thread.
+run_tcp fan-out --fan_out_source 1
+check_json "$work/fan-out.json" '
+assert doc["run"]["outcome"] == "complete" and doc["config"]["fan_out_source"] == 1
+assert len(cells) == 3 * 2 * 2 == len(ok), [c["reason"] for c in cells]
+assert {c["source"] for c in cells} == {1} and {c["target"] for c in cells} == {0, 2, 3}
+assert all(a["flows"] == 3 and a["measured"] == 3 for a in doc["aggregates"])
+assert all(len(c["sample_seconds"]) == 3 for c in ok)
+'
 run_tcp ring
 check_json "$work/ring.json" '
 assert doc["run"]["outcome"] == "complete"
@@ -86,6 +95,7 @@ expect_usage_error "not a scheme\|all-to-all" --scheme everywhere
 expect_usage_error "host memory only" --scheme ring --directions D2rD
 expect_usage_error "one transport" --scheme ring --transports shm,tcp
 expect_usage_error "only with --scheme incast" --scheme ring --incast_target 1
+expect_usage_error "only with --scheme fan-out" --scheme incast --fan_out_source 1
 expect_usage_error "only with --scheme" --rank_devices mlx5_0
 expect_usage_error "writes --json only" --scheme ring --csv x.csv
 # One rank is no cluster: mpirun -np 1 is refused by the schedule.
