@@ -192,7 +192,8 @@ int RunCluster(const xfer::cluster::ClusterConfig& config) {
       xfer::report::ProbeHost(xfer::cli::XferVersion());
   const bool root = (*bootstrap)->rank() == 0;
   xfer::report::ClusterReporter reporter(root ? stdout : nullptr, root ? stderr : nullptr,
-                                         root ? config.matrix.json_path : std::string());
+                                         root ? config.matrix.json_path : std::string(),
+                                         root ? config.matrix.csv_path : std::string());
   xfer::Status status = reporter.Prepare();
   if (status.ok()) {
     status = xfer::cluster::RunClusterRank(config, **bootstrap, fingerprint, reporter, stop.flag());

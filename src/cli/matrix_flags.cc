@@ -273,8 +273,10 @@ Status ApplyCluster(const MatrixText& t, cluster::ClusterConfig& c) {
         "xfer matrix --scheme {} ...'", t.host, *t.scheme));
   }
   if (t.loopback) return InvalidArgument("--scheme cannot be combined with --loopback");
-  if (t.csv || t.markdown) {
-    return InvalidArgument("--csv/--markdown: the cluster matrix (--scheme) writes --json only");
+  if (t.markdown) {
+    return InvalidArgument(
+        "--markdown: HIXL's layout has no place for ranks; the cluster matrix (--scheme) writes "
+        "--json and --csv");
   }
   if (t.verify || t.efficiency) {
     return InvalidArgument(fmt::format("{}: not measured by the cluster matrix (--scheme)",
@@ -412,7 +414,9 @@ std::string MatrixHelp() {
       "                        rank modulo the list)\n"
       "  --listen_host ADDR    IPv4 address this rank's engine listens on (default:\n"
       "                        the first non-loopback interface that is up)\n"
-      "  Directions H2rH (default) and rH2H; one transport at most; --json only.\n"
+      "  Directions H2rH (default) and rH2H; one transport at most; --json and\n"
+      "  --csv (a row per flow cell: source, target, hosts, round, step, then the\n"
+      "  matrix's columns), no --markdown.\n"
       "\n"
       "A cell the host pair cannot run reads n/a, with the reason below its table\n"
       "and in the JSON. The JSON and CSV are rewritten after every cell, so an\n"

@@ -15,7 +15,7 @@ using matrix::CellStatus;
 constexpr std::string_view kHeader =
     "direction,op,initiator_memory,target_memory,transport,block_size_bytes,block_label,"
     "transfer_size_bytes,entries_per_sample,requests,path_transport,path_streams,status,"
-    "median_GB_per_s,min_GB_per_s,max_GB_per_s,samples,warmup_samples,verified,reason\n";
+    "median_GB_per_s,min_GB_per_s,max_GB_per_s,samples,warmup_samples,verified,reason";
 
 std::string Gbps(const CellResult& cell, double gbps) {
   return cell.status == CellStatus::kOk ? fmt::format("{:.6f}", gbps) : std::string();
@@ -71,8 +71,15 @@ std::string CsvField(std::string_view field) {
 
 std::string RenderMatrixCsv(const matrix::MatrixRun& run) {
   std::string text(kHeader);
+  text += '\n';
   for (const CellResult& cell : run.cells) text += Row(cell, run.config.transfer_size);
   return text;
+}
+
+std::string_view MatrixCsvHeader() { return kHeader; }
+
+std::string MatrixCsvRow(const CellResult& cell, uint64_t transfer_size) {
+  return Row(cell, transfer_size);
 }
 
 }  // namespace xfer::report

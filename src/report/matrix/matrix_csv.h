@@ -29,6 +29,12 @@ namespace xfer::report {
 
 std::string RenderMatrixCsv(const matrix::MatrixRun& run);
 
+// The header line above (without its LF), and one cell's row (with its
+// LF), for files that prefix the matrix's columns with their own (the
+// cluster matrix's CSV).
+std::string_view MatrixCsvHeader();
+std::string MatrixCsvRow(const matrix::CellResult& cell, uint64_t transfer_size);
+
 // `field` as one RFC 4180 field: as is, or in double quotes with each quote
 // doubled when it holds a comma, quote, CR or LF.
 std::string CsvField(std::string_view field);

@@ -14,7 +14,7 @@ common=(--block_sizes 16K,256K --transfer_size 1M --loops 3 --warmup 1 --timeout
 # all-to-all over shm: 4 ranks -> 3 rounds of 2 pairs, each ordered pair
 # once, per block.
 timeout 120 mpirun -np 4 "$xfer" matrix --scheme all-to-all --transports shm "${common[@]}" \
-  --json "$work/a2a.json" > "$work/a2a.out" 2> "$work/a2a.err" \
+  --json "$work/a2a.json" --csv "$work/a2a.csv" > "$work/a2a.out" 2> "$work/a2a.err" \
   || { cat "$work/a2a.err"; fail "all-to-all over shm exited $?"; }
 grep -q "round 3" "$work/a2a.out" || { cat "$work/a2a.out"; fail "no plan of 3 rounds"; }
 check_json "$work/a2a.json" '
@@ -31,6 +31,17 @@ for m in doc["heat_maps"]:
 assert all(r["registered_bytes"] == 2 * 2**20 and r["max_rss_bytes"] > 0 for r in doc["ranks"])
 assert len({r["engine_address"] for r in doc["ranks"]}) == 4
 '
+# The CSV: the same 24 cells, a row each, with their flow and figures.
+/usr/bin/python3 - "$work/a2a.csv" "$work/a2a.json" <<'PY' || fail "a2a.csv disagrees with a2a.json"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cells = json.load(open(sys.argv[2]))["cells"]
+assert len(rows) == len(cells) == 24, (len(rows), len(cells))
+for row, cell in zip(rows, cells):
+    assert (int(row["source"]), int(row["target"])) == (cell["source"], cell["target"]), (row, cell)
+    assert row["status"] == "ok" and row["path_transport"] == "shm", row
+    assert abs(float(row["median_GB_per_s"]) - cell["median_gbps"]) < 1e-5, (row, cell)
+PY
 # The tables: a heat map row per rank and the slowest pairs.
 grep -q "slowest" "$work/a2a.out" || { cat "$work/a2a.out"; fail "no slowest pairs"; }
 
@@ -97,7 +108,7 @@ expect_usage_error "one transport" --scheme ring --transports shm,tcp
 expect_usage_error "only with --scheme incast" --scheme ring --incast_target 1
 expect_usage_error "only with --scheme fan-out" --scheme incast --fan_out_source 1
 expect_usage_error "only with --scheme" --rank_devices mlx5_0
-expect_usage_error "writes --json only" --scheme ring --csv x.csv
+expect_usage_error "no place for ranks" --scheme ring --markdown x.md
 # One rank is no cluster: mpirun -np 1 is refused by the schedule.
 set +e
 timeout 60 mpirun -np 1 "$xfer" matrix --scheme ring "${common[@]}" > /dev/null 2> "$work/one.err"

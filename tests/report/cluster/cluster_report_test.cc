@@ -2,8 +2,10 @@
 // figure checked against the cells it comes from.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/cluster/cluster_csv.h"
 #include "report/cluster/cluster_json.h"
 #include "report/cluster/cluster_summary.h"
 #include "report/cluster/cluster_tables.h"
@@ -86,6 +88,39 @@ TEST(ClusterSummary, HeatMapHoldsEachMeasuredPairAndNamesTheSlowest) {
   EXPECT_EQ(map.slowest[0].target, 3u);
   EXPECT_NEAR(map.slowest[0].gap_to_median, (4.0 - 9.5) / 9.5, 1e-12);
   EXPECT_LE(map.slowest[0].median_gbps, map.slowest[1].median_gbps);
+}
+
+TEST(ClusterCsv, ARowPerFlowCellNamesItsFlowThenTheMatrixColumns) {
+  const ClusterRun run = FourRanks();
+  const std::string csv = RenderClusterCsv(run);
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < csv.size();) {
+    const size_t end = csv.find('\n', start);
+    ASSERT_NE(end, std::string::npos) << "the last line has no LF";
+    lines.push_back(csv.substr(start, end - start));
+    start = end + 1;
+  }
+  ASSERT_EQ(lines.size(), 1 + run.cells.size());
+  EXPECT_EQ(lines[0].rfind("source,target,source_host,target_host,round,step,direction,op,", 0),
+            0u)
+      << lines[0];
+  size_t measured = 0;
+  for (size_t i = 0; i < run.cells.size(); ++i) {
+    const PairCell& pair = run.cells[i];
+    const std::string head =
+        fmt::format("{},{},node-{},node-{},{},{},H2rH,write,", pair.flow.source, pair.flow.target,
+                    pair.flow.source, pair.flow.target, pair.round + 1, pair.step + 1);
+    EXPECT_EQ(lines[1 + i].rfind(head, 0), 0u) << lines[1 + i];
+    if (pair.cell.status == CellStatus::kOk) {
+      ++measured;
+      EXPECT_NE(lines[1 + i].find(fmt::format(",ok,{:.6f},", pair.cell.median_gbps)),
+                std::string::npos)
+          << lines[1 + i];
+    } else {
+      EXPECT_NE(lines[1 + i].find(",not run,"), std::string::npos) << lines[1 + i];
+    }
+  }
+  EXPECT_EQ(measured, 4u);
 }
 
 TEST(ClusterSummary, StepAggregateSumsTheConcurrentFlows) {
