@@ -26,6 +26,14 @@ std::string Describe(const RunDocument& run) {
 }
 
 Status CheckComparable(const RunDocument& a, const RunDocument& b) {
+  for (const RunDocument* run : {&a, &b}) {
+    if (run->kind == RunKind::kCluster) {
+      return InvalidArgument(fmt::format(
+          "{} is a cluster matrix: xfer compare does not compare those yet; xfer report shows "
+          "its heat maps",
+          run->name));
+    }
+  }
   if (a.kind != b.kind || a.test != b.test) {
     return InvalidArgument(fmt::format("{} is {}, {} is {}: compare runs of the same kind and test",
                                        a.name, Describe(a), b.name, Describe(b)));
@@ -63,6 +71,7 @@ std::string What(const RunDocument& run) {
       return fmt::format("{} {} [usec]", run.test, typical ? "t_typical" : "t_avg");
     }
     case RunKind::kMatrix: return "matrix median [GB/s (10^9 bytes/s)]";
+    case RunKind::kCluster: return "cluster matrix";  // refused by CheckComparable
   }
   return "";
 }

@@ -295,7 +295,66 @@ Status ReadMatrix(const Field& root, RunDocument& run) {
   return Status::Ok();
 }
 
-// A matrix document names its schema; a perftest one has test_info.
+Result<ClusterHeatMap> ReadHeatMap(const Field& map, size_t ranks) {
+  ClusterHeatMap out;
+  XFER_REPORT_ASSIGN_OR_RETURN(Field direction, map.Member("direction"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.direction, direction.String());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field block, map.Member("block_size"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.block_size, block.PositiveInteger());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field rows, map.Member("gbps"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, rows.ArraySize());
+  if (count != ranks) return rows.Error(fmt::format("expected {} rows, one per rank", ranks));
+  for (size_t source = 0; source < count; ++source) {
+    const Field row = rows.Element(source);
+    XFER_REPORT_ASSIGN_OR_RETURN(size_t columns, row.ArraySize());
+    if (columns != ranks) return row.Error(fmt::format("expected {} columns, one per rank", ranks));
+    std::vector<std::optional<double>> figures;
+    for (size_t target = 0; target < columns; ++target) {
+      const Field figure = row.Element(target);
+      if (figure.is_null()) {
+        figures.emplace_back();
+        continue;
+      }
+      if (target == source) return figure.Error("a rank's flow into itself");
+      XFER_REPORT_ASSIGN_OR_RETURN(double gbps, figure.NonNegative());
+      figures.emplace_back(gbps);
+    }
+    out.gbps.push_back(std::move(figures));
+  }
+  return out;
+}
+
+Status ReadCluster(const Field& root, RunDocument& run) {
+  run.kind = RunKind::kCluster;
+  run.test = "cluster matrix";
+  XFER_REPORT_ASSIGN_OR_RETURN(Field meta, root.Member("run"));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.command_line, OptionalCommandLine(meta));
+  XFER_RETURN_IF_ERROR(ReadOutcome(meta, run));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field config, root.Member("config"));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field scheme, config.Member("scheme"));
+  XFER_REPORT_ASSIGN_OR_RETURN(run.scheme, scheme.String());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field ranks, root.Member("ranks"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t rank_count, ranks.ArraySize());
+  if (rank_count < 2 || rank_count > kMaxReportRanks) {
+    return ranks.Error(fmt::format("expected 2 to {} ranks, got {}", kMaxReportRanks, rank_count));
+  }
+  for (size_t i = 0; i < rank_count; ++i) {
+    XFER_REPORT_ASSIGN_OR_RETURN(Field host, ranks.Element(i).Member("host"));
+    XFER_REPORT_ASSIGN_OR_RETURN(Field hostname, host.Member("hostname"));
+    XFER_REPORT_ASSIGN_OR_RETURN(std::string name, hostname.String());
+    run.rank_hosts.push_back(std::move(name));
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(Field maps, root.Member("heat_maps"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t map_count, maps.ArraySize());
+  for (size_t i = 0; i < map_count; ++i) {
+    XFER_REPORT_ASSIGN_OR_RETURN(ClusterHeatMap map, ReadHeatMap(maps.Element(i), rank_count));
+    run.heat_maps.push_back(std::move(map));
+  }
+  return Status::Ok();
+}
+
+// A matrix or cluster document names its schema; a perftest one has
+// test_info.
 Status ReadDocument(const json& document, RunDocument& run) {
   const Field root(document, "");
   if (!document.is_object()) {
@@ -306,8 +365,10 @@ Status ReadDocument(const json& document, RunDocument& run) {
     XFER_REPORT_ASSIGN_OR_RETURN(Field schema, root.Member("schema"));
     XFER_REPORT_ASSIGN_OR_RETURN(Field name, schema.Member("name"));
     XFER_REPORT_ASSIGN_OR_RETURN(std::string schema_name, name.String());
+    if (schema_name == "xfer.cluster") return ReadCluster(root, run);
     if (schema_name != "xfer.matrix") {
-      return name.Error(fmt::format("unknown schema '{}' (expected xfer.matrix)", schema_name));
+      return name.Error(
+          fmt::format("unknown schema '{}' (expected xfer.matrix or xfer.cluster)", schema_name));
     }
     return ReadMatrix(root, run);
   }
@@ -330,6 +391,7 @@ std::string_view RunKindName(RunKind kind) {
     case RunKind::kPerftestBandwidth: return "bandwidth test";
     case RunKind::kPerftestLatency: return "latency test";
     case RunKind::kMatrix: return "matrix";
+    case RunKind::kCluster: return "cluster matrix";
   }
   return "unknown";
 }

@@ -1,6 +1,8 @@
 // A finished run read back from its JSON file, for `xfer report` and
-// `xfer compare`: a perftest test's --json document (report/json_report.h)
-// or an `xfer matrix --json` document (report/matrix/matrix_json.h).
+// `xfer compare`: a perftest test's --json document (report/json_report.h),
+// an `xfer matrix --json` document (report/matrix/matrix_json.h), or a
+// cluster matrix's (report/cluster/cluster_json.h; `xfer report` shows its
+// heat maps, `xfer compare` does not compare it).
 //
 // The file is untrusted. LoadRunDocument accepts only a document of one of
 // those two shapes whose every field it reads has the right type: sizes are
@@ -27,7 +29,11 @@
 
 namespace xfer::report {
 
-enum class RunKind { kPerftestBandwidth, kPerftestLatency, kMatrix };
+enum class RunKind { kPerftestBandwidth, kPerftestLatency, kMatrix, kCluster };
+
+// The most ranks a cluster file may hold for `xfer report` (its heat maps
+// are ranks x ranks tables).
+inline constexpr size_t kMaxReportRanks = 1024;
 
 // The expected goodput of the path a figure was measured on, as the run
 // recorded it. bytes_per_sec is empty when the run says it is unknown.
@@ -80,6 +86,14 @@ struct MatrixCell {
   EfficiencyInfo efficiency;
 };
 
+// One heat map of a cluster matrix: median GB/s from each source rank (row)
+// into each target rank (column); empty where that pair did not run.
+struct ClusterHeatMap {
+  std::string direction;
+  uint64_t block_size = 0;
+  std::vector<std::vector<std::optional<double>>> gbps;
+};
+
 // A cell's status in the matrix table's words: "n/a" for "unsupported"
 // (the path cannot run here), else the status as is.
 std::string CellStatusText(const MatrixCell& cell);
@@ -113,6 +127,10 @@ struct RunDocument {
   std::vector<std::string> transports;
   std::vector<std::string> directions;
   std::vector<uint64_t> block_sizes;
+  // kCluster: the scheme, each rank's host (by rank) and the heat maps.
+  std::string scheme;
+  std::vector<std::string> rank_hosts;
+  std::vector<ClusterHeatMap> heat_maps;
 };
 
 // For a run that did not complete: "Incomplete run (interrupted): <error>;
@@ -120,7 +138,7 @@ struct RunDocument {
 // does not say.
 std::string IncompleteNote(const RunDocument& run);
 
-// "bandwidth test", "latency test", "matrix".
+// "bandwidth test", "latency test", "matrix", "cluster matrix".
 std::string_view RunKindName(RunKind kind);
 
 // The unit's short name for axis labels and tables ("Gb/s", "MiB/s").

@@ -244,6 +244,34 @@ std::vector<RunTable> MatrixTables(const RunDocument& run) {
   return tables;
 }
 
+// A heat map per direction and block: a row per source rank, a column per
+// target rank, median GB/s coloured by value.
+std::vector<RunTable> ClusterTables(const RunDocument& run) {
+  std::vector<RunTable> tables;
+  for (const ClusterHeatMap& map : run.heat_maps) {
+    RunTable table;
+    table.caption = fmt::format(
+        "{}: {} {}: median GB/s (10^9 bytes/s), row: source rank, column: target rank",
+        run.scheme, map.direction, BinarySizeLabel(static_cast<double>(map.block_size)));
+    table.heat = true;
+    table.header = {"source"};
+    for (size_t target = 0; target < map.gbps.size(); ++target) {
+      table.header.push_back(fmt::format("r{}", target));
+    }
+    for (size_t source = 0; source < map.gbps.size(); ++source) {
+      const std::string host = source < run.rank_hosts.size() ? run.rank_hosts[source] : "";
+      std::vector<TableCell> row = {{fmt::format("r{} ({})", source, host), {}}};
+      for (const std::optional<double>& gbps : map.gbps[source]) {
+        row.push_back({gbps ? fmt::format("{:.2f}", *gbps) : std::string("—"), gbps});
+      }
+      table.rows.push_back(std::move(row));
+    }
+    table.notes.push_back("—: the pair did not run (a rank into itself, or not in the scheme).");
+    tables.push_back(std::move(table));
+  }
+  return tables;
+}
+
 }  // namespace
 
 std::string EfficiencyText(const std::optional<double>& fraction) {
@@ -255,6 +283,7 @@ std::vector<RunTable> RunTables(const RunDocument& run) {
     case RunKind::kPerftestBandwidth: return {BandwidthTable(run)};
     case RunKind::kPerftestLatency: return {LatencyTable(run)};
     case RunKind::kMatrix: return MatrixTables(run);
+    case RunKind::kCluster: return ClusterTables(run);
   }
   return {};
 }

@@ -11,6 +11,9 @@
 //    the file does not hold prints "—"; one that could not run, "n/a"; one
 //    that failed, "failed"; their reasons are notes, one per reason.
 //    When any cell has an efficiency, a second table gives them likewise.
+//  * cluster matrix: a heat map per direction and block, a row per source
+//    rank ("r2 (host)") and a column per target rank, median GB/s coloured
+//    by value, "—" where the pair did not run.
 // A ceiling's source is a note, not a cell: one "Ceiling: ..." line when
 // the whole table has one source, else "[n] ..." lines that the cells cite.
 // Figures the file lacks print "unknown", never a guess. Pure; thread-safe.

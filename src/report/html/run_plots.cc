@@ -177,6 +177,7 @@ std::vector<PlotSpec> RunPlots(std::span<const RunDocument> runs) {
       case RunKind::kPerftestBandwidth: BandwidthPlots(group, plots); break;
       case RunKind::kPerftestLatency: LatencyPlot(group, plots); break;
       case RunKind::kMatrix: MatrixPlots(group, plots); break;
+      case RunKind::kCluster: break;  // its heat maps are tables, in its section
     }
   }
   return plots;

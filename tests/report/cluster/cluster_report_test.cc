@@ -9,6 +9,8 @@
 #include "report/cluster/cluster_json.h"
 #include "report/cluster/cluster_summary.h"
 #include "report/cluster/cluster_tables.h"
+#include "report/run_document.h"
+#include "report/run_tables.h"
 
 namespace xfer::report {
 namespace {
@@ -197,6 +199,66 @@ TEST(ClusterTables, NameEveryRankThePlanAndTheSlowPair) {
   const std::string tables = RenderClusterTables(run);
   EXPECT_NE(tables.find("4.00"), std::string::npos) << tables;
   EXPECT_NE(tables.find("rank 3 (node-3): silent"), std::string::npos) << tables;
+}
+
+// `xfer report` reads the file rank 0 writes: its heat maps become
+// tables, a row per source rank, coloured by value.
+TEST(ClusterReport, TheRunFileReadsBackAsHeatMapTables) {
+  const ClusterRun run = FourRanks();
+  auto document = ParseRunDocument("cluster.json", ClusterJson(run).dump());
+  ASSERT_TRUE(document.ok()) << document.status().ToString();
+  EXPECT_EQ(document->kind, RunKind::kCluster);
+  EXPECT_EQ(document->scheme, "all-to-all");
+  ASSERT_EQ(document->rank_hosts.size(), 4u);
+  EXPECT_EQ(document->rank_hosts[2], "node-2");
+  ASSERT_EQ(document->heat_maps.size(), 1u);
+  const ClusterHeatMap& map = document->heat_maps[0];
+  EXPECT_EQ(map.direction, "H2rH");
+  EXPECT_EQ(map.block_size, kBlock);
+  EXPECT_EQ(map.gbps[0][1], 10.0);
+  EXPECT_EQ(map.gbps[2][3], 4.0);
+  EXPECT_FALSE(map.gbps[0][2].has_value());
+  const std::vector<RunTable> tables = RunTables(*document);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].heat);
+  ASSERT_EQ(tables[0].rows.size(), 4u);
+  EXPECT_EQ(tables[0].header, (std::vector<std::string>{"source", "r0", "r1", "r2", "r3"}));
+  EXPECT_EQ(tables[0].rows[2][0].text, "r2 (node-2)");
+  EXPECT_EQ(tables[0].rows[2][4].text, "4.00");
+  EXPECT_EQ(tables[0].rows[2][4].heat, 4.0);
+  EXPECT_EQ(tables[0].rows[0][3].text, "—");
+  EXPECT_FALSE(tables[0].rows[0][3].heat.has_value());
+}
+
+TEST(ClusterReport, AHostileHeatMapIsRefusedNamingWhere) {
+  const nlohmann::json good = ClusterJson(FourRanks());
+  struct Case {
+    const char* what;
+    void (*edit)(nlohmann::json&);
+    const char* says;
+  };
+  const Case cases[] = {
+      {"a row short", [](nlohmann::json& d) { d["heat_maps"][0]["gbps"].erase(0); },
+       "expected 4 rows"},
+      {"a column short", [](nlohmann::json& d) { d["heat_maps"][0]["gbps"][1].erase(0); },
+       "expected 4 columns"},
+      {"a rank into itself", [](nlohmann::json& d) { d["heat_maps"][0]["gbps"][1][1] = 3.0; },
+       "into itself"},
+      {"a negative figure", [](nlohmann::json& d) { d["heat_maps"][0]["gbps"][0][1] = -1.0; },
+       "heat_maps[0].gbps[0][1]"},
+      {"one rank", [](nlohmann::json& d) { d["ranks"] = nlohmann::json::array({d["ranks"][0]}); },
+       "expected 2 to 1024 ranks"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    nlohmann::json bad = good;
+    c.edit(bad);
+    auto document = ParseRunDocument("bad.json", bad.dump());
+    ASSERT_FALSE(document.ok());
+    EXPECT_EQ(document.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(document.status().message().find(c.says), std::string::npos)
+        << document.status().message();
+  }
 }
 
 }  // namespace
