@@ -31,9 +31,11 @@ Status MpiError(const char* call, int code) {
   return IoError(fmt::format("{}: {}", call, std::string_view(text, static_cast<size_t>(length))));
 }
 
-// The rank among this host's ranks, as the launcher numbered them.
+// The rank among this host's ranks, as the launcher numbered them: Open
+// MPI's mpirun, MPICH's Hydra, or Slurm's srun (direct launch, srun
+// --mpi=pmix), which sets only its own.
 uint32_t LocalRankFromEnvironment() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"}) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
     const char* text = std::getenv(name);
     if (text == nullptr) continue;
     uint32_t value = 0;

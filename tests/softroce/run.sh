@@ -18,7 +18,8 @@ shift
 # Stock perftest's binaries: Debian's (on PATH) unless --perftest names a
 # folder holding ib_write_bw and its siblings.
 perftest_bin=""
-# One section of: devices pairs interop errors matrix libxfer; all if empty.
+# One section of: devices pairs interop errors matrix libxfer cluster; all
+# if empty.
 only=""
 while (($#)); do
   case $1 in
@@ -436,6 +437,38 @@ if want libxfer; then
   run_gtest "$build/tests/verbs_tests" 'DmaBufRegistrationTest.*'
   # The host run skips this one (no device); here it must list rxe0/rxe1.
   run_gtest "$build/tests/e2e_tests" 'DevicesE2e.ListsDevicesWhereThereAreSome'
+fi
+
+if want cluster; then
+  note "== the cluster matrix under mpirun: 2 ranks, one on rxe0 and one on rxe1, over verbs"
+  # Open MPI comes from the host's root, which the VM mounts; it refuses the
+  # VM's hostname "(none)", so the VM gets a name first. Ranks talk to each
+  # other (MPI's own messages) through shared memory; data over verbs.
+  begin
+  if ! command -v mpirun >/dev/null; then
+    fail "mpirun is not installed on the host (libopenmpi-dev openmpi-bin)"
+  elif hostname softroce-vm &&
+       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+       OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader \
+       OMPI_MCA_hwloc_base_binding_policy=none \
+       timeout 180 mpirun -np 2 "$xfer" matrix --scheme pairwise --transports verbs \
+         --rank_devices rxe0,rxe1 -x 1 --directions H2rH,rH2H --block_sizes 64K,1M \
+         --transfer_size 4M --loops 3 --timeout "$timeout_s" --quiet \
+         --json "$log/cluster.json" >"$log/c.out" 2>&1 &&
+       /usr/bin/python3 - "$log/cluster.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["run"]["outcome"] == "complete", doc["run"]
+assert [r["rdma_device"] for r in doc["ranks"]] == ["rxe0", "rxe1"], doc["ranks"]
+cells = doc["cells"]
+assert len(cells) == 2 * 2 * 2, len(cells)
+assert all(c["status"] == "ok" and c["transport"] == "verbs" for c in cells), cells
+PY
+  then
+    pass "mpirun -np 2 xfer matrix --scheme pairwise over verbs, rank 0 on rxe0, rank 1 on rxe1"
+  else
+    fail "the cluster matrix over verbs"; tail -20 "$log/c.out"
+  fi
 fi
 
 note "== $passed passed, $failures failed"
