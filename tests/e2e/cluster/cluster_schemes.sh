@@ -54,6 +54,12 @@ run_tcp() {
     > "$work/$scheme.out" 2> "$work/$scheme.err" \
     || { cat "$work/$scheme.err"; fail "$scheme over tcp exited $?"; }
 }
+run_tcp all-to-all
+check_json "$work/all-to-all.json" '
+assert doc["run"]["outcome"] == "complete" and doc["plan"]["rounds"] == 3
+assert len(cells) == 12 * 2 * 2 == len(ok), [c["reason"] for c in cells]
+assert all(c["transport"] == "tcp" for c in ok)
+'
 run_tcp pairwise
 check_json "$work/pairwise.json" '
 assert doc["run"]["outcome"] == "complete"
