@@ -189,7 +189,7 @@ TEST(RunDocument, IllTypedLatencyAndMatrixFieldsNameThePath) {
       {"block list", [](json& d) { d["config"]["block_sizes"][1] = "64K"; },
        "config.block_sizes[1]: expected a positive integer"},
       {"foreign schema", [](json& d) { d["schema"]["name"] = "nixlbench"; },
-       "schema.name: unknown schema 'nixlbench' (expected xfer.matrix)"},
+       "schema.name: unknown schema 'nixlbench' (expected xfer.matrix or xfer.cluster)"},
       {"duplicate cell", [](json& d) { d["cells"][1] = d["cells"][0]; }, nullptr},
   };
   for (const BadCase& c : matrix) {
