@@ -159,6 +159,28 @@ struct PeerInfo {
   NicPort nic;  // data_mover kNic: the local port carrying this connection
 };
 
+// A message from a peer's Engine::Notify or from a request it submitted
+// with SubmitOptions::notification.
+struct Notification {
+  PeerId peer = 0;        // the sender, as this engine names it
+  std::string peer_name;  // the sender's EngineOptions::name
+  std::string message;    // the bytes as sent (any bytes, not only text)
+};
+
+// How Submit posts a request, beyond its entries.
+struct SubmitOptions {
+  // As Submit's `stream`.
+  uint32_t stream = 0;
+  // Sent to the peer once the request has touched its memory (empty: no
+  // notification): the peer's engine receives it after every byte of this
+  // request, and of every one-sided request posted before it on the same
+  // stream, has reached the peer's memory (WRITE) or been read from it
+  // (READ). The request completes once both the transfer has and the
+  // notification is on its way. 1..kMaxNotificationBytes bytes, copied
+  // before Submit returns. See Engine::Notify for delivery.
+  std::string_view notification;
+};
+
 // The names of the transports this build of libxfer contains ("shm", "tcp",
 // ...), in the order the build lists them; any of them may be named in
 // EngineOptions::transports and ConnectOptions::transport. Whether one can
@@ -310,6 +332,50 @@ class XFER_API Engine {
   virtual Status Submit(PeerId peer, OpCode op,
                         std::span<const TransferEntry> entries,
                         TransferRequest& request, uint32_t stream = 0) = 0;
+
+  // Submit with options (SubmitOptions): a notification for the peer. A
+  // failure to send the notification after the transfer started is the
+  // request's final status. Errors: Submit's, and kInvalidArgument for a
+  // notification longer than kMaxNotificationBytes.
+  virtual Status Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                        TransferRequest& request, const SubmitOptions& options) = 0;
+
+  // Notifications, NIXL's genNotif/getNotifs. Sends `message`
+  // (1..kMaxNotificationBytes bytes, copied before this returns) to the
+  // peer on `stream`, behind the data: the peer receives it only after
+  // every byte of every one-sided request this engine posted to it on the
+  // same stream before this call has reached the peer's memory (WRITE) or
+  // been read from it (READ), on every transport:
+  //   - verbs: a SEND on the stream's queue pair after its WRITEs and
+  //     READs, which the peer's NIC executes in order;
+  //   - tcp: a frame on the stream's socket after the WRITE and READ
+  //     frames, which the peer serves in order;
+  //   - shm: a message on the connection's socket once this side's copies
+  //     into the peer's memory are done (device copies: once their stream
+  //     marks are reached).
+  // A staged request's notification follows its last chunk. Notifications
+  // of one stream arrive in posting order; of different streams, in any.
+  // Completes `request` once the message is on its way: in the socket, or,
+  // over verbs, acknowledged by the peer's NIC. Delivery is all or nothing;
+  // when the connection fails first the request fails, and the peer may or
+  // may not have it.
+  // Errors: kNotFound, kInvalidArgument (empty, longer than
+  // kMaxNotificationBytes, request in flight), kNotSupported (a transport
+  // without notifications), kResourceExhausted (queues full: retry),
+  // kConnectionLost.
+  virtual Status Notify(PeerId peer, std::string_view message, TransferRequest& request,
+                        uint32_t stream = 0) = 0;
+
+  // The notifications received and not yet taken, oldest first per peer
+  // (from `from` only, when it is not 0), removed from the engine. Waits up
+  // to `timeout` for the first one when none is there; returns empty when
+  // none came. A notification stays readable after its sender
+  // disconnected. The engine keeps at most 16 MiB of unread notifications
+  // per peer (an 8-byte one counts as 64): a peer that sends past that
+  // fails its connection with kResourceExhausted, as an RDMA receiver
+  // that posts no receives stalls its sender.
+  virtual std::vector<Notification> GetNotifications(std::chrono::nanoseconds timeout,
+                                                     PeerId from = 0) = 0;
 
   // Submit, then wait up to `timeout`. Returns the final status, or kTimeout.
   // On timeout the peer is disconnected: the request lives in this call and

@@ -22,6 +22,9 @@ enum class OpCode : uint8_t {
   kWrite = 1,  // copy local -> remote
 };
 
+// The longest notification a request carries or Engine::Notify sends.
+inline constexpr size_t kMaxNotificationBytes = 4096;
+
 // One contiguous piece of a batch. `local` must lie inside a region
 // registered with the local engine; [remote, remote + length) must lie inside
 // one region the peer registered with the access the operation needs

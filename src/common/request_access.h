@@ -18,8 +18,26 @@ class RequestAccess {
   }
 
   // Marks the request in flight with `parts` parts still to finish.
-  // REQUIRES: parts > 0 and the request is not in flight.
+  // REQUIRES: parts > 0, and the request is not in flight or is held
+  // (Hold): a held request takes the parts on top of the hold, so that
+  // several posts, to one transport or more, complete one request.
   static void Start(TransferRequest& request, uint32_t parts);
+
+  // Puts a request in flight with one part of its own, the hold, so that
+  // the posts that follow (each Start()ing it) cannot complete it before
+  // the caller has posted them all. End the hold with Release once every
+  // post went in, or with Abandon when none did.
+  // REQUIRES: the request is not in flight.
+  static void Hold(TransferRequest& request);
+  // Finishes the hold's part with `status` (the error, if any, of a post
+  // that failed after others went in): the request completes once every
+  // posted part has too.
+  static void Release(TransferRequest& request, const Status& status) {
+    FinishPart(request, status, 0);
+  }
+  // Undoes a hold no post joined: the request is idle again, untouched.
+  // REQUIRES: every post since Hold failed (none Start()ed the request).
+  static void Abandon(TransferRequest& request);
 
   // Reports one finished part that moved `bytes`. The first non-OK status
   // becomes the request's final status. The last part to finish completes
@@ -27,7 +45,8 @@ class RequestAccess {
   static void FinishPart(TransferRequest& request, const Status& status, size_t bytes);
 
   // Finishes a request started with one part: no read-modify-write on the
-  // success path, since nobody else can be finishing it.
+  // success path, since nobody else can be finishing it (a held request,
+  // whose hold is another part, takes FinishPart's path).
   static void Complete(TransferRequest& request, const Status& status, size_t bytes);
 
  private:

@@ -84,6 +84,12 @@ namespace internal {
 
 void RequestAccess::Start(TransferRequest& request, uint32_t parts) {
   assert(parts > 0);
+  // In flight here means held: the engine checks every request it hands a
+  // transport is not in flight, except one it holds.
+  if (TransferRequest::InFlight(request.state_.load(std::memory_order_relaxed))) {
+    request.pending_parts_.fetch_add(parts, std::memory_order_relaxed);
+    return;
+  }
   if (request.failed_.load(std::memory_order_relaxed)) {
     std::lock_guard lock(request.error_mu_);
     request.error_ = Status::Ok();
@@ -92,6 +98,14 @@ void RequestAccess::Start(TransferRequest& request, uint32_t parts) {
   request.bytes_.store(0, std::memory_order_relaxed);
   request.pending_parts_.store(parts, std::memory_order_relaxed);
   request.state_.store(TransferRequest::kInFlight, std::memory_order_release);
+}
+
+void RequestAccess::Hold(TransferRequest& request) { Start(request, 1); }
+
+void RequestAccess::Abandon(TransferRequest& request) {
+  assert(request.pending_parts_.load(std::memory_order_relaxed) == 1);
+  request.pending_parts_.store(0, std::memory_order_relaxed);
+  request.state_.store(TransferRequest::kIdle, std::memory_order_release);
 }
 
 void RequestAccess::FinishPart(TransferRequest& request, const Status& status, size_t bytes) {
@@ -105,13 +119,23 @@ void RequestAccess::FinishPart(TransferRequest& request, const Status& status, s
 }
 
 void RequestAccess::Complete(TransferRequest& request, const Status& status, size_t bytes) {
-  assert(request.pending_parts_.load(std::memory_order_relaxed) == 1);
+  // A held request may have other parts still pending (the hold, another
+  // post's): then this is one part of several. Acquire: when it is the
+  // last, the bytes and error of the parts finished before are seen here.
+  if (request.pending_parts_.load(std::memory_order_acquire) != 1) {
+    FinishPart(request, status, bytes);
+    return;
+  }
   if (!status.ok()) {
     std::lock_guard lock(request.error_mu_);
-    request.error_ = status;
+    if (request.error_.ok()) request.error_ = status;
     request.failed_.store(true, std::memory_order_release);
   }
-  request.bytes_.store(bytes, std::memory_order_relaxed);
+  // Only this thread writes the count now: a load and a store, no
+  // read-modify-write (0 before, unless other parts of a held request
+  // finished first).
+  request.bytes_.store(request.bytes_.load(std::memory_order_relaxed) + bytes,
+                       std::memory_order_relaxed);
   request.pending_parts_.store(0, std::memory_order_relaxed);
   MarkDone(request);
 }

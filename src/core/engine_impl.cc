@@ -19,6 +19,16 @@ constexpr auto kAcceptPoll = std::chrono::milliseconds(100);
 
 uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+std::span<const uint8_t> BytesOf(std::string_view text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+
+Status CheckNotificationLength(size_t length) {
+  if (length >= 1 && length <= kMaxNotificationBytes) return Status::Ok();
+  return InvalidArgument(fmt::format("a notification holds 1 to {} bytes, not {}",
+                                     kMaxNotificationBytes, length));
+}
+
 EngineOptions WithoutSecret(EngineOptions options) {
   options.secret.clear();
   return options;
@@ -56,7 +66,8 @@ ConnectContext EngineImpl::Context() {
                         options_.connect_timeout,
                         options_.io_timeout,
                         secret_ ? &*secret_ : nullptr,
-                        options_.device_path};
+                        options_.device_path,
+                        inbox_};
 }
 
 void EngineImpl::AcceptLoop() {
@@ -76,9 +87,8 @@ void EngineImpl::AcceptLoop() {
       last_accept_error_ = connection.status().ToString();
       continue;
     }
-    auto id = peers_.Add(std::move(connection.value()));
+    auto id = Publish(std::move(connection.value()));
     setup.unlock();
-    if (id.ok()) PinIfPeerHasDeviceMemory(*id);
     std::lock_guard lock(accepted_mu_);
     if (!id.ok()) {
       last_accept_error_ = id.status().ToString();
@@ -133,9 +143,19 @@ Result<PeerId> EngineImpl::Connect(std::string_view address, const ConnectOption
   std::shared_lock setup(setup_mu_);
   auto connection = ConnectToPeer(Context(), *where, options);
   if (!connection.ok()) return connection.status();
-  auto id = peers_.Add(std::move(connection.value()));
+  auto id = Publish(std::move(connection.value()));
   setup.unlock();
-  if (id.ok()) PinIfPeerHasDeviceMemory(*id);
+  return id;
+}
+
+Result<PeerId> EngineImpl::Publish(std::unique_ptr<PeerConnection> connection) {
+  PeerConnection& published = *connection;
+  auto id = peers_.Add(std::move(connection));
+  if (!id.ok()) return id;
+  // Still alive: only Disconnect(*id) or the engine's end removes it, and
+  // nobody has the id yet.
+  published.notifications().Bind(*id);
+  PinIfPeerHasDeviceMemory(*id);
   return id;
 }
 
@@ -224,6 +244,12 @@ Status EngineImpl::CheckOneSided(const PeerConnection& connection, size_t entrie
   return Status::Ok();
 }
 
+Status EngineImpl::CheckNotifications(const PeerConnection& connection) {
+  if (connection.capabilities().notifications) return Status::Ok();
+  return NotSupported(
+      fmt::format("the {} transport carries no notifications", connection.info().transport));
+}
+
 Status EngineImpl::CheckTwoSided(const PeerConnection& connection) {
   if (connection.capabilities().two_sided) return Status::Ok();
   return NotSupported(
@@ -232,6 +258,20 @@ Status EngineImpl::CheckTwoSided(const PeerConnection& connection) {
 
 Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                           TransferRequest& request, uint32_t stream) {
+  return SubmitTo(peer, op, entries, request, stream, {});
+}
+
+Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                          TransferRequest& request, const SubmitOptions& options) {
+  if (!options.notification.empty()) {
+    XFER_RETURN_IF_ERROR(CheckNotificationLength(options.notification.size()));
+  }
+  return SubmitTo(peer, op, entries, request, options.stream, BytesOf(options.notification));
+}
+
+Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                            TransferRequest& request, uint32_t stream,
+                            std::span<const uint8_t> notification) {
   if (entries.empty()) return InvalidArgument("empty transfer batch");
   if (internal::RequestAccess::InFlight(request)) {
     return InvalidArgument("request is already in flight");
@@ -239,6 +279,7 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   auto connection = peers_.Find(peer);
   if (!connection) return NotFound(fmt::format("no peer {}", peer));
   XFER_RETURN_IF_ERROR(CheckOneSided(*connection, entries.size()));
+  if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
   const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
   bool stages = false;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -261,11 +302,57 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   if (stages || connection->staging().busy()) {
     auto staged = StagedEntries(*connection, entries);
     if (!staged.ok()) return staged.status();
-    return connection->staging().Submit(op, std::move(*staged), request, stream);
+    return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
   }
-  auto& endpoint = connection->endpoint();
-  return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
-                              : endpoint.PostRead(entries, request, stream);
+  return PostDirect(*connection, op, entries, request, stream, notification);
+}
+
+Status EngineImpl::PostDirect(PeerConnection& connection, OpCode op,
+                              std::span<const TransferEntry> entries, TransferRequest& request,
+                              uint32_t stream, std::span<const uint8_t> notification) {
+  auto& endpoint = connection.endpoint();
+  auto post = [&] {
+    return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
+                                : endpoint.PostRead(entries, request, stream);
+  };
+  if (notification.empty()) return post();
+  // Two posts, one request: the hold keeps the transfer's completion from
+  // ending it before the notification has joined.
+  internal::RequestAccess::Hold(request);
+  if (Status posted = post(); !posted.ok()) {
+    internal::RequestAccess::Abandon(request);
+    return posted;
+  }
+  // The transfer is under way: a notification the transport refuses now
+  // (its queues filled meanwhile, the connection failed) is the request's
+  // final status, and the peer never sees it.
+  Status notified = endpoint.PostNotify(notification, request, stream);
+  internal::RequestAccess::Release(
+      request, notified.WithContext("the transfer started, its notification was not sent"));
+  return Status::Ok();
+}
+
+Status EngineImpl::Notify(PeerId peer, std::string_view message, TransferRequest& request,
+                          uint32_t stream) {
+  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()));
+  if (internal::RequestAccess::InFlight(request)) {
+    return InvalidArgument("request is already in flight");
+  }
+  auto connection = peers_.Find(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
+  const uint32_t streams = connection->info().streams;
+  if (stream >= streams) stream %= streams;
+  // Behind staged requests still running: they were posted before.
+  if (connection->staging().busy()) {
+    return connection->staging().Submit(OpCode::kWrite, {}, request, stream, BytesOf(message));
+  }
+  return connection->endpoint().PostNotify(BytesOf(message), request, stream);
+}
+
+std::vector<Notification> EngineImpl::GetNotifications(std::chrono::nanoseconds timeout,
+                                                       PeerId from) {
+  return inbox_.Take(timeout, from);
 }
 
 Result<std::vector<StagedEntry>> EngineImpl::StagedEntries(

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/memory_registry.h"
+#include "core/notification_inbox.h"
 #include "core/peer_connection.h"
 #include "core/peer_table.h"
 #include "core/shared_secret.h"
@@ -39,12 +40,31 @@ class EngineImpl final : public Engine {
   Status Disconnect(PeerId peer) override;
   Status Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                 TransferRequest& request, uint32_t stream) override;
+  Status Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                TransferRequest& request, const SubmitOptions& options) override;
+  Status Notify(PeerId peer, std::string_view message, TransferRequest& request,
+                uint32_t stream) override;
+  std::vector<Notification> GetNotifications(std::chrono::nanoseconds timeout,
+                                             PeerId from) override;
   Status PostSend(PeerId peer, const void* data, size_t length, TransferRequest& request,
                   uint32_t stream) override;
   Status PostRecv(PeerId peer, void* buffer, size_t capacity, TransferRequest& request) override;
 
  private:
   void AcceptLoop();
+  // Publishes an established connection under a fresh PeerId; then names
+  // it to its notification sink and pins host memory if the peer has
+  // device memory.
+  Result<PeerId> Publish(std::unique_ptr<PeerConnection> connection);
+  // Submit's work: `notification` empty or checked.
+  Status SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
+                  TransferRequest& request, uint32_t stream,
+                  std::span<const uint8_t> notification);
+  // Posts a checked, direct (not staged) request, then its notification if
+  // it has one, as one request.
+  static Status PostDirect(PeerConnection& connection, OpCode op,
+                           std::span<const TransferEntry> entries, TransferRequest& request,
+                           uint32_t stream, std::span<const uint8_t> notification);
   // One line naming the refused peer and why, to options_.refusal_log.
   void LogRefusal(const std::string& from, const Status& why) const;
   ConnectContext Context();
@@ -60,6 +80,8 @@ class EngineImpl final : public Engine {
   Result<std::vector<StagedEntry>> StagedEntries(const PeerConnection& connection,
                                                  std::span<const TransferEntry> entries) const;
   static Status CheckTwoSided(const PeerConnection& connection);
+  // kNotSupported when the connection's transport carries no notifications.
+  static Status CheckNotifications(const PeerConnection& connection);
   // kNotSupported for memory no transport sends or receives.
   static Status CheckMessageMemory(MemoryKind kind);
 
@@ -79,6 +101,8 @@ class EngineImpl final : public Engine {
   std::shared_mutex setup_mu_;
   std::unique_ptr<Listener> listener_;  // null when not listening
 
+  // Before peers_: the connections' sinks deliver into it until they close.
+  NotificationInbox inbox_;
   PeerTable peers_;
 
   std::mutex accepted_mu_;

@@ -38,7 +38,7 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
     const ConnectContext& ctx, transport::Transport& transport, bool initiator, uint32_t streams,
     Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
     std::vector<transport::LocalRegionView> announced, const ConnectionMemory& memory,
-    Deadline deadline) {
+    transport::NotificationSink& notifications, Deadline deadline) {
   transport::EndpointSetup setup;
   setup.initiator = initiator;
   setup.streams = streams;
@@ -52,6 +52,7 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   setup.io_timeout = ctx.io_timeout;
   setup.deadline = deadline;
   setup.devices = &ctx.devices;
+  setup.notifications = &notifications;
   auto endpoint = transport.CreateEndpoint(setup);
   if (!endpoint.ok()) {
     return endpoint.status().WithContext(fmt::format("{} transport setup", transport.name()));
@@ -94,6 +95,7 @@ PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
 PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabilities,
                                Socket control, transport::RemoteMemory remote,
                                std::unique_ptr<ConnectionMemory> memory,
+                               std::shared_ptr<NotificationInbox::Sink> notifications,
                                std::unique_ptr<transport::Endpoint> endpoint,
                                cuda::DeviceRuntime& devices, DevicePath device_path,
                                std::chrono::milliseconds io_timeout)
@@ -103,6 +105,7 @@ PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabiliti
       remote_(std::move(remote)),
       device_path_(device_path),
       memory_(std::move(memory)),
+      notifications_(std::move(notifications)),
       endpoint_(std::move(endpoint)),
       staging_(std::make_unique<StagingPipeline>(*endpoint_, memory_->staging(), devices,
                                                  io_timeout)) {}
@@ -198,8 +201,10 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
   }
   transport::RemoteMemory remote(reply->regions);
   auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
+  auto sink = ctx.inbox.NewSink(reply->identity.name);
   auto endpoint = SetUpEndpoint(ctx, *transport, true, reply->streams, *control,
-                                reply->identity, remote, std::move(announced), *memory, deadline);
+                                reply->identity, remote, std::move(announced), *memory, *sink,
+                                deadline);
   if (!endpoint.ok()) {
     failed_transport = std::string(transport->name());
     return endpoint.status();
@@ -208,7 +213,7 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
       MakeInfo(ctx, reply->identity, *transport, **endpoint, reply->streams, reply->regions);
   return std::make_unique<PeerConnection>(
       std::move(info), transport->capabilities(), std::move(control.value()), std::move(remote),
-      std::move(memory), std::move(endpoint.value()), ctx.devices, ctx.device_path,
+      std::move(memory), std::move(sink), std::move(endpoint.value()), ctx.devices, ctx.device_path,
       ctx.io_timeout);
 }
 
@@ -299,14 +304,15 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
 
   transport::RemoteMemory remote(hello->regions);
   auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
+  auto sink = ctx.inbox.NewSink(hello->identity.name);
   auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,
-                                remote, std::move(announced), *memory, deadline);
+                                remote, std::move(announced), *memory, *sink, deadline);
   if (!endpoint.ok()) return endpoint.status();
   PeerInfo info =
       MakeInfo(ctx, hello->identity, *transport, **endpoint, reply.streams, hello->regions);
   return std::make_unique<PeerConnection>(
       std::move(info), transport->capabilities(), std::move(control), std::move(remote),
-      std::move(memory), std::move(endpoint.value()), ctx.devices, ctx.device_path,
+      std::move(memory), std::move(sink), std::move(endpoint.value()), ctx.devices, ctx.device_path,
       ctx.io_timeout);
 }
 

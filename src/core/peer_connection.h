@@ -13,6 +13,7 @@
 #include "core/connection_memory.h"
 #include "core/handshake.h"
 #include "core/memory_registry.h"
+#include "core/notification_inbox.h"
 #include "core/staging_pipeline.h"
 #include "transport/transport.h"
 #include "xfer/engine.h"
@@ -33,13 +34,16 @@ struct ConnectContext {
   std::chrono::milliseconds io_timeout;
   const SharedSecret* secret;  // null: peers are not authenticated
   DevicePath device_path;
+  NotificationInbox& inbox;  // where the connection's notifications go
 };
 
 class PeerConnection {
  public:
   // `memory` is what `endpoint` was set up to see as local memory.
+  // `notifications` is the sink `endpoint` was set up with.
   PeerConnection(PeerInfo info, transport::Capabilities capabilities, Socket control,
                  transport::RemoteMemory remote, std::unique_ptr<ConnectionMemory> memory,
+                 std::shared_ptr<NotificationInbox::Sink> notifications,
                  std::unique_ptr<transport::Endpoint> endpoint, cuda::DeviceRuntime& devices,
                  DevicePath device_path, std::chrono::milliseconds io_timeout);
   ~PeerConnection();
@@ -50,6 +54,7 @@ class PeerConnection {
   const transport::RemoteMemory& remote() const { return remote_; }
   transport::Endpoint& endpoint() { return *endpoint_; }
   StagingPipeline& staging() { return *staging_; }
+  NotificationInbox::Sink& notifications() { return *notifications_; }
 
   // Whether a local buffer of `kind` bounces through the staging pipeline
   // (DevicePath): always when staged; under kAuto, when the transport does
@@ -74,6 +79,7 @@ class PeerConnection {
   // endpoint (which may hold registrations of the staging memory), then
   // the memory.
   std::unique_ptr<ConnectionMemory> memory_;
+  std::shared_ptr<NotificationInbox::Sink> notifications_;  // the endpoint delivers into it
   std::unique_ptr<transport::Endpoint> endpoint_;
   std::unique_ptr<StagingPipeline> staging_;
 };

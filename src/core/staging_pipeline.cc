@@ -53,7 +53,8 @@ StagingPipeline::StagingPipeline(transport::Endpoint& endpoint, MemoryRegistry& 
 StagingPipeline::~StagingPipeline() { Stop(); }
 
 Status StagingPipeline::Submit(OpCode op, std::vector<StagedEntry> entries,
-                               TransferRequest& request, uint32_t stream) {
+                               TransferRequest& request, uint32_t stream,
+                               std::span<const uint8_t> notification) {
   std::lock_guard lock(mu_);
   if (stopping_) return ConnectionLost("the connection is closed");
   if (!thread_.joinable()) {
@@ -65,7 +66,8 @@ Status StagingPipeline::Submit(OpCode op, std::vector<StagedEntry> entries,
   }
   internal::RequestAccess::Start(request, 1);
   pending_.fetch_add(1, std::memory_order_acq_rel);
-  queue_.push_back(Job{op, std::move(entries), &request, stream});
+  queue_.push_back(Job{op, std::move(entries), &request, stream,
+                      std::vector<uint8_t>(notification.begin(), notification.end())});
   wake_.notify_one();
   return Status::Ok();
 }
@@ -118,8 +120,34 @@ void StagingPipeline::Loop() {
 
 Status StagingPipeline::Run(const Job& job, uint64_t& moved) {
   if (!wedged_.ok()) return wedged_;
-  XFER_RETURN_IF_ERROR(Prepare(job));
-  return job.op == OpCode::kWrite ? RunWrite(job, moved) : RunRead(job, moved);
+  if (!job.entries.empty()) {
+    XFER_RETURN_IF_ERROR(Prepare(job));
+    XFER_RETURN_IF_ERROR(job.op == OpCode::kWrite ? RunWrite(job, moved) : RunRead(job, moved));
+  }
+  return job.notification.empty() ? Status::Ok() : SendNotification(job);
+}
+
+Status StagingPipeline::SendNotification(const Job& job) {
+  const Deadline deadline = Deadline::After(io_timeout_);
+  for (;;) {
+    Status status = endpoint_.PostNotify(job.notification, notify_request_, job.stream);
+    if (status.ok()) break;
+    if (status.code() != StatusCode::kResourceExhausted) return status;
+    if (deadline.expired()) {
+      return Timeout(fmt::format("staging: the transport's queues stayed full for {} ms",
+                                 io_timeout_.count()));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  Status sent = notify_request_.Wait(io_timeout_);
+  if (sent.code() == StatusCode::kTimeout && !notify_request_.done()) {
+    wedged_ = Timeout(fmt::format(
+        "staging: a notification was not on its way within {} ms; this connection stages "
+        "nothing more",
+        io_timeout_.count()));
+    return wedged_;
+  }
+  return sent;
 }
 
 Status StagingPipeline::Prepare(const Job& job) {

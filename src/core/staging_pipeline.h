@@ -80,11 +80,15 @@ class StagingPipeline {
   // Queues a request whose entries the engine has checked (as for
   // Endpoint::PostWrite), arms `request` and returns; the request
   // completes from the pipeline's thread. Allocates (the entries are
-  // copied): staging is not the zero-copy hot path. Errors, with `request`
-  // untouched: kConnectionLost after Stop(); kResourceExhausted when the
-  // staging thread cannot start.
+  // copied): staging is not the zero-copy hot path. A non-empty
+  // `notification` goes to the peer (Endpoint::PostNotify) once every chunk
+  // has completed; the request then completes when it is on its way. No
+  // entries and a notification: the notification alone, behind the
+  // requests queued before (Engine::Notify while the pipeline is busy).
+  // Errors, with `request` untouched: kConnectionLost after Stop();
+  // kResourceExhausted when the staging thread cannot start.
   Status Submit(OpCode op, std::vector<StagedEntry> entries, TransferRequest& request,
-                uint32_t stream);
+                uint32_t stream, std::span<const uint8_t> notification = {});
 
   // Whether a request is queued or running: while one is, the engine sends
   // every request of the connection through the pipeline, so that requests
@@ -102,6 +106,7 @@ class StagingPipeline {
     std::vector<StagedEntry> entries;
     TransferRequest* request = nullptr;
     uint32_t stream = 0;
+    std::vector<uint8_t> notification;  // empty: none
   };
   // One piece of an entry: the whole entry when it does not bounce.
   struct Chunk {
@@ -121,6 +126,9 @@ class StagingPipeline {
 
   void Loop();
   Status Run(const Job& job, uint64_t& moved);
+  // Sends the job's notification and waits until it is on its way, up to
+  // io_timeout (retrying while the transport's queues are full).
+  Status SendNotification(const Job& job);
   Status RunWrite(const Job& job, uint64_t& moved);
   Status RunRead(const Job& job, uint64_t& moved);
   // Allocates (and, for device chunks, pins) the staging memory on first
@@ -162,6 +170,7 @@ class StagingPipeline {
   Slot slots_[kSlots];
   cuda::CopyStreams streams_;
   cuda::CopyStream* copying_ = nullptr;  // the stream with copies started
+  TransferRequest notify_request_;  // the running job's notification
   Status wedged_;                // set when a chunk outlived io_timeout
   uint64_t next_seq_ = 0;        // the next posted chunk's Slot::seq
 };

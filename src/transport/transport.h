@@ -15,6 +15,7 @@
 #include "common/socket.h"
 #include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
+#include "transport/notification_sink.h"
 #include "transport/remote_memory.h"
 #include "xfer/data_mover.h"
 #include "xfer/nic_port.h"
@@ -33,6 +34,8 @@ struct Capabilities {
   bool one_sided = false;
   // PostSend / PostRecv; likewise for Engine::PostSend / PostRecv.
   bool two_sided = false;
+  // PostNotify; likewise for Engine::Notify and a request's notification.
+  bool notifications = false;
   bool same_host_only = false;  // only between processes of one host
   // What moves one-sided transfers' bytes (xfer/engine.h): what a
   // benchmark compares this transport's bandwidth with.
@@ -92,6 +95,9 @@ struct EndpointSetup {
   // The engine's CUDA runtime, for transports that move device memory;
   // outlives the endpoint. Never null when the engine sets up a connection.
   cuda::DeviceRuntime* devices = nullptr;
+  // Where the peer's notifications go; outlives the endpoint. Never null
+  // when the engine sets up a connection.
+  NotificationSink* notifications = nullptr;
 };
 
 // The hot path's rules, for every transport's post and completion paths
@@ -187,6 +193,22 @@ class Endpoint {
   virtual Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
     (void)buffer, (void)capacity, (void)request;
     return NotSupported("this transport has no send/recv");
+  }
+
+  // Sends `message` (1..kMaxNotificationBytes bytes, copied before this
+  // returns) to the peer's NotificationSink, ordered behind the data: the
+  // peer's engine receives it only after every byte of every one-sided
+  // request posted on `stream` before this call (its Post* returned) has
+  // reached the peer's memory (WRITE) or been read from it (READ), and
+  // after the notifications posted before it on `stream`. Completes
+  // `request` once the message is on its way to the peer (in its socket,
+  // or acknowledged by its NIC); a connection that fails first fails it.
+  // The peer gets the whole message or none of it. Errors, with `request`
+  // untouched: as PostSend's.
+  virtual Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                            uint32_t stream) {
+    (void)message, (void)request, (void)stream;
+    return NotSupported("this transport carries no notifications");
   }
 
   // Withdraws a local region from the peer. The engine's DeregisterMemory

@@ -65,6 +65,50 @@ TEST(TransferRequest, ReArmingClearsTheLastError) {
   EXPECT_EQ(request.bytes(), 8u);
 }
 
+// Two posts, one request (a transfer and its notification): each
+// transport's Start joins the engine's hold, and the request completes only
+// once the hold is released and every part finished, with every part's
+// bytes, whichever order they come in.
+TEST(TransferRequest, AHeldRequestCompletesAfterTheHoldAndEveryJoinedPart) {
+  TransferRequest request;
+  RequestAccess::Hold(request);
+  RequestAccess::Start(request, 2);  // the transfer: two parts
+  RequestAccess::Start(request, 1);  // the notification
+  RequestAccess::Complete(request, Status::Ok(), 0);  // a one-part completer
+  RequestAccess::FinishPart(request, Status::Ok(), 100);
+  RequestAccess::FinishPart(request, Status::Ok(), 28);
+  EXPECT_FALSE(request.done()) << "completed before the hold was released";
+  RequestAccess::Release(request, Status::Ok());
+  ASSERT_TRUE(request.done());
+  EXPECT_TRUE(request.Test().ok());
+  EXPECT_EQ(request.bytes(), 128u);
+}
+
+TEST(TransferRequest, TheLastPartOfAHeldRequestKeepsTheOthersBytesAndError) {
+  TransferRequest request;
+  RequestAccess::Hold(request);
+  RequestAccess::Start(request, 1);
+  RequestAccess::Release(request, NotSupported("the notification was refused"));
+  EXPECT_FALSE(request.done());
+  // The last part, on the one-part fast path: must add, not overwrite.
+  RequestAccess::Complete(request, Status::Ok(), 4096);
+  ASSERT_TRUE(request.done());
+  EXPECT_EQ(request.Test().code(), StatusCode::kNotSupported);
+  EXPECT_EQ(request.bytes(), 4096u);
+}
+
+TEST(TransferRequest, AnAbandonedHoldLeavesTheRequestIdleAndReusable) {
+  TransferRequest request;
+  RequestAccess::Hold(request);
+  EXPECT_EQ(request.Test().code(), StatusCode::kInProgress);
+  RequestAccess::Abandon(request);
+  EXPECT_TRUE(request.done());
+  EXPECT_TRUE(request.Test().ok());
+  RequestAccess::Start(request, 1);
+  RequestAccess::Complete(request, Status::Ok(), 8);
+  EXPECT_EQ(request.bytes(), 8u);
+}
+
 // The owner asleep in Wait (past the spin and yield phases) is woken by a
 // completion on another thread at once, not at its timeout.
 TEST(TransferRequest, ASleepingWaiterIsWokenByTheCompletion) {

@@ -16,6 +16,7 @@
 #include "support/byte_pattern.h"
 #include "support/endpoint_pair.h"
 #include "support/test_memory.h"
+#include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "transport/transport_registry.h"
 
@@ -320,14 +321,8 @@ TEST_P(EndpointConformanceTest, PostsAfterALocalCloseFailWithConnectionLost) {
             StatusCode::kConnectionLost);
 }
 
-std::vector<std::string> BuiltTransports() {
-  TransportRegistry registry;
-  RegisterBuiltinTransports(registry);
-  return registry.Names();
-}
-
 INSTANTIATE_TEST_SUITE_P(Transports, EndpointConformanceTest,
-                         ::testing::ValuesIn(BuiltTransports()),
+                         ::testing::ValuesIn(xfer::testing::BuiltTransports()),
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

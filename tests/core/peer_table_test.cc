@@ -42,6 +42,7 @@ class ClosingEndpoint final : public transport::Endpoint {
 struct EngineMemory {
   std::unique_ptr<cuda::DeviceRuntime> devices = cuda::DeviceRuntime::Create();
   MemoryRegistry registry{*devices};
+  NotificationInbox inbox;
 };
 EngineMemory& SharedEngineMemory() {
   static EngineMemory memory;
@@ -55,7 +56,7 @@ std::shared_ptr<PeerConnection> Connection(const std::string& name, std::atomic<
   return std::make_shared<PeerConnection>(
       info, transport::Capabilities{}, Socket(), transport::RemoteMemory(),
       std::make_unique<ConnectionMemory>(engine.registry, *engine.devices),
-      std::make_unique<ClosingEndpoint>(closes), *engine.devices, DevicePath::kAuto, 1000ms);
+      engine.inbox.NewSink(name), std::make_unique<ClosingEndpoint>(closes), *engine.devices, DevicePath::kAuto, 1000ms);
 }
 
 TEST(PeerTableTest, FindsWhatWasAddedAndNothingElse) {

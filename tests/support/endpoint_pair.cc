@@ -33,6 +33,7 @@ Status ConnectPair(transport::Transport& initiator_transport,
     setup.io_timeout = io_timeout;
     setup.deadline = Deadline::After(std::chrono::seconds(10));
     setup.devices = &TestDevices();
+    setup.notifications = initiator ? &pair.initiator_notes : &pair.target_notes;
     return setup;
   };
 

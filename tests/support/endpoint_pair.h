@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "support/recording_sink.h"
 #include "support/test_memory.h"
 #include "transport/transport.h"
 
@@ -13,6 +14,10 @@ namespace xfer::testing {
 struct EndpointPair {
   TestMemory initiator_memory;  // must outlive the endpoints: declared first
   TestMemory target_memory;
+  // What each side received of the other's notifications; outlive the
+  // endpoints too.
+  RecordingSink initiator_notes;
+  RecordingSink target_notes;
   Socket initiator_control;
   Socket target_control;
   std::unique_ptr<transport::Endpoint> initiator;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "support/verbs_test_env.h"
 #include "transport/transport_registry.h"
@@ -25,6 +26,13 @@ inline transport::Capabilities CapabilitiesOf(const std::string& name) {
   auto created = entry->create(TestTransportOptions(name, true));
   EXPECT_TRUE(created.ok()) << created.status().ToString();
   return created.ok() ? (*created)->capabilities() : transport::Capabilities{};
+}
+
+// The names of the transports this build has, for suites that run on each.
+inline std::vector<std::string> BuiltTransports() {
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  return registry.Names();
 }
 
 }  // namespace xfer::testing

@@ -59,6 +59,7 @@ void DeviceCompletions::Finish(PendingCompletion& pending) {
   }
   // The copies are done: the peer's Revoke may now see them ended.
   for (RevocationSlot* slot : pending.admitted) EndCopy(*slot);
+  if (pending.then && status.ok()) status = pending.then();
   internal::RequestAccess::Complete(*pending.request, status, status.ok() ? pending.bytes : 0);
 }
 

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -35,6 +36,10 @@ struct PendingCompletion {
   // Peer regions admitted for the copies (BeginCopy), ended once they are
   // done, so that the peer's Revoke waits for them.
   std::vector<RevocationSlot*> admitted;
+  // Run once the copies are done and the admissions ended, before the
+  // request completes; its error becomes the request's (a notification
+  // that follows the requests queued before it).
+  std::function<Status()> then;
 };
 
 // Thread-safe. The streams and slots named in pending completions outlive

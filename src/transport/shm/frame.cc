@@ -17,6 +17,14 @@ Status CheckFrameHeader(const FrameHeader& header) {
     }
     return Status::Ok();
   }
+  if (header.type == kFrameNotify) {
+    if (header.length < 1 || header.length > kMaxNotificationBytes) {
+      return ProtocolError(
+          fmt::format("shm: a {}-byte notification from the peer; they hold 1 to {} bytes",
+                      header.length, kMaxNotificationBytes));
+    }
+    return Status::Ok();
+  }
   if (header.type != kFrameSend) {
     return ProtocolError(fmt::format("shm: frame of unknown type {} from the peer", header.type));
   }

@@ -24,8 +24,12 @@ Status ConnectionClosed() { return ConnectionLost("shm endpoint closed"); }
 
 }  // namespace
 
-MessageChannel::MessageChannel(Socket socket, std::chrono::milliseconds io_timeout)
-    : io_timeout_(io_timeout), socket_(std::move(socket)), scratch_(kScratchBytes) {}
+MessageChannel::MessageChannel(Socket socket, std::chrono::milliseconds io_timeout,
+                               NotificationSink& notifications)
+    : io_timeout_(io_timeout),
+      notifications_(notifications),
+      socket_(std::move(socket)),
+      scratch_(kScratchBytes) {}
 
 MessageChannel::~MessageChannel() { Close(); }
 
@@ -121,8 +125,17 @@ Status MessageChannel::ReadFrames(bool& peer_aborted) {
     peer_aborted = header.magic == kFrameMagic && header.type == kFrameAbort;
     XFER_RETURN_IF_ERROR(CheckFrameHeader(header));
     if (peer_aborted) return ReadAbort(header.length);
-    XFER_RETURN_IF_ERROR(Deliver(header.length));
+    XFER_RETURN_IF_ERROR(header.type == kFrameNotify ? DeliverNotification(header.length)
+                                                     : Deliver(header.length));
   }
+}
+
+// REQUIRES: CheckFrameHeader accepted the frame, which bounds `length`.
+Status MessageChannel::DeliverNotification(uint64_t length) {
+  uint8_t body[kMaxNotificationBytes];
+  XFER_RETURN_IF_ERROR(ReadChunked(body, length));
+  return notifications_.Deliver(std::span<const uint8_t>(body, static_cast<size_t>(length)))
+      .WithContext("shm: a notification from the peer");
 }
 
 // Lands one message in the oldest posted receive, reading the payload
@@ -223,19 +236,46 @@ Status MessageChannel::PostSend(const void* data, size_t length, TransferRequest
     return InvalidArgument(
         fmt::format("shm: a {}-byte message exceeds the {}-byte limit", length, kMaxMessageBytes));
   }
+  return PostFrame(kFrameSend, data, length, request);
+}
+
+Status MessageChannel::PostNotify(std::span<const uint8_t> message, TransferRequest& request) {
+  if (message.empty() || message.size() > kMaxNotificationBytes) {
+    return InvalidArgument(fmt::format("shm: a notification holds 1 to {} bytes, not {}",
+                                       kMaxNotificationBytes, message.size()));
+  }
+  return PostFrame(kFrameNotify, message.data(), message.size(), request);
+}
+
+Status MessageChannel::SendNotification(std::span<const uint8_t> message) {
+  if (message.empty() || message.size() > kMaxNotificationBytes) {
+    return InvalidArgument(fmt::format("shm: a notification holds 1 to {} bytes, not {}",
+                                       kMaxNotificationBytes, message.size()));
+  }
+  std::lock_guard send_lock(send_mu_);
+  if (broken()) return failure();
+  return WriteFrameLocked(kFrameNotify, message.data(), message.size());
+}
+
+Status MessageChannel::PostFrame(uint32_t type, const void* data, size_t length,
+                                 TransferRequest& request) {
   std::lock_guard send_lock(send_mu_);
   if (broken()) return failure();
   internal::RequestAccess::Start(request, 1);
-  Status sent = WriteFrame(kFrameSend, data, length);
-  if (!sent.ok()) {
-    // A frame may be half written: the stream is unusable from here on.
-    sent = sent.WithContext("shm: sending a message");
-    Fail(sent);
-    internal::RequestAccess::Complete(request, sent, 0);
-  } else {
-    internal::RequestAccess::Complete(request, Status::Ok(), length);
-  }
+  Status sent = WriteFrameLocked(type, data, length);
+  internal::RequestAccess::Complete(request, sent,
+                                    sent.ok() && type == kFrameSend ? length : 0);
   return Status::Ok();
+}
+
+Status MessageChannel::WriteFrameLocked(uint32_t type, const void* data, size_t length) {
+  Status sent = WriteFrame(type, data, length);
+  if (sent.ok()) return sent;
+  // A frame may be half written: the stream is unusable from here on.
+  sent = sent.WithContext(type == kFrameNotify ? "shm: sending a notification"
+                                               : "shm: sending a message");
+  Fail(sent);
+  return sent;
 }
 
 Status MessageChannel::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {

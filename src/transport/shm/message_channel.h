@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/socket.h"
+#include "transport/notification_sink.h"
 #include "transport/shm/frame.h"
 #include "transport/shm/recv_queue.h"
 #include "xfer/status.h"
@@ -39,8 +40,10 @@ class MessageChannel {
  public:
   // Takes the connected socket. `io_timeout` bounds each blocking step: a
   // stalled read or write of a frame, and the wait for a receive to land a
-  // message in.
-  MessageChannel(Socket socket, std::chrono::milliseconds io_timeout);
+  // message in. The peer's notifications go to `notifications`, which
+  // outlives the channel.
+  MessageChannel(Socket socket, std::chrono::milliseconds io_timeout,
+                 NotificationSink& notifications);
   ~MessageChannel();  // Close()
   MessageChannel(const MessageChannel&) = delete;
   MessageChannel& operator=(const MessageChannel&) = delete;
@@ -55,6 +58,15 @@ class MessageChannel {
   // Returns an error, leaving `request` untouched, when length exceeds
   // kMaxMessageBytes (kInvalidArgument) or the connection has failed.
   Status PostSend(const void* data, size_t length, TransferRequest& request);
+
+  // Writes one notification frame, as PostSend writes a message; the
+  // peer's progress thread hands it to its sink. Frames leave in the order
+  // their posts took the socket. Errors: as PostSend's (kInvalidArgument
+  // for 0 or more than kMaxNotificationBytes).
+  Status PostNotify(std::span<const uint8_t> message, TransferRequest& request);
+  // PostNotify without a request: the frame is written, or the error
+  // returned (a failure while writing also fails the connection).
+  Status SendNotification(std::span<const uint8_t> message);
 
   // Queues [buffer, buffer + capacity) for the next message; the progress
   // thread completes `request` with the message's length. Returns the
@@ -77,6 +89,12 @@ class MessageChannel {
  private:
   Status ReadFrames(bool& peer_aborted);
   Status Deliver(uint64_t length);
+  Status DeliverNotification(uint64_t length);
+  // PostSend and PostNotify: one frame of `type`, completing `request`.
+  Status PostFrame(uint32_t type, const void* data, size_t length, TransferRequest& request);
+  // Writes one frame under send_mu_; a failure fails the connection.
+  // REQUIRES: send_mu_ held, the channel not broken.
+  Status WriteFrameLocked(uint32_t type, const void* data, size_t length);
   Status ReadAbort(uint64_t length);
   Status ReadChunked(void* buffer, uint64_t length);
   Status Drain(uint64_t length);
@@ -92,6 +110,7 @@ class MessageChannel {
   void Fail(const Status& why);
 
   const std::chrono::milliseconds io_timeout_;
+  NotificationSink& notifications_;
   Socket socket_;
   std::thread progress_;
   std::vector<uint8_t> scratch_;  // progress thread only: drops oversized messages

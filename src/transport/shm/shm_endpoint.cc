@@ -165,7 +165,7 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
   if (device_completions_.busy()) {
     // Behind device requests still copying: completes after them, in
     // posting order.
-    PendingCompletion pending{&request, status, moved, {}, {}};
+    PendingCompletion pending{&request, status, moved, {}, {}, {}};
     if (device_completions_.Push(std::move(pending)).ok()) return Status::Ok();
   }
   internal::RequestAccess::Complete(request, status, moved);
@@ -175,7 +175,7 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
 void ShmEndpoint::CompleteAfterDeviceCopies(const ResolvedBatch& batch, TransferRequest& request,
                                             const Status& status, size_t moved,
                                             const std::vector<cuda::CopyStream*>& streams) {
-  PendingCompletion pending{&request, status, moved, {}, {}};
+  PendingCompletion pending{&request, status, moved, {}, {}, {}};
   Status marked;
   {
     std::lock_guard lock(device_mu_);
@@ -301,6 +301,29 @@ Status ShmEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
   PostScope scope(*this);
   if (!scope.admitted()) return Closed();
   return channel_->PostSend(data, length, request);
+}
+
+Status ShmEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                               uint32_t /*stream*/) {
+  PostScope scope(*this);
+  if (!scope.admitted()) return Closed();
+  if (!device_completions_.busy()) return channel_->PostNotify(message, request);
+  if (channel_->broken()) return channel_->failure();
+  if (message.empty() || message.size() > kMaxNotificationBytes) {
+    return InvalidArgument(fmt::format("shm: a notification holds 1 to {} bytes, not {}",
+                                       kMaxNotificationBytes, message.size()));
+  }
+  internal::RequestAccess::Start(request, 1);
+  PendingCompletion pending{&request, Status::Ok(), 0, {}, {}, {}};
+  pending.then = [channel = channel_.get(),
+                  copy = std::vector<uint8_t>(message.begin(), message.end())] {
+    return channel->SendNotification(copy);
+  };
+  Status pushed = device_completions_.Push(std::move(pending));
+  // No completion thread: a frame written now would pass the device
+  // requests queued there, so the notification fails instead.
+  if (!pushed.ok()) internal::RequestAccess::Complete(request, pushed, 0);
+  return Status::Ok();
 }
 
 Status ShmEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {

@@ -88,6 +88,14 @@ class ShmEndpoint final : public Endpoint {
                   uint32_t stream) override;
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
 
+  // A frame on the connection's socket. Host copies are done when their
+  // post returns, so the frame follows them; while device requests are
+  // pending it is written by the device completion thread once their
+  // copies are done, in posting order. `stream` is otherwise ignored: the
+  // order holds across streams.
+  Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                    uint32_t stream) override;
+
   // Raises the region's revoked flag in our revocation table, then waits
   // for the peer's copies into it that were admitted before to end.
   // kTimeout: a copy was still counted at `deadline` by a peer that is

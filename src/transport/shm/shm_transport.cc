@@ -63,7 +63,8 @@ Result<std::unique_ptr<Endpoint>> Connect(EndpointSetup& setup) {
                                      std::move(theirs->devices), std::move(theirs->revocations),
                                      *setup.devices);
   if (!mapping.ok()) return mapping.status();
-  auto channel = std::make_unique<MessageChannel>(std::move(*socket), setup.io_timeout);
+  auto channel =
+      std::make_unique<MessageChannel>(std::move(*socket), setup.io_timeout, *setup.notifications);
   XFER_RETURN_IF_ERROR(channel->Start());
   return std::unique_ptr<Endpoint>(std::make_unique<ShmEndpoint>(
       std::move(*mapping), std::move(*ours), setup.peer_pid, std::move(channel),
@@ -76,6 +77,7 @@ Capabilities ShmTransport::capabilities() const {
   Capabilities caps;
   caps.one_sided = true;
   caps.two_sided = true;
+  caps.notifications = true;
   caps.data_mover = DataMover::kCpuCopy;
   caps.same_host_only = true;
   // Where the build has CUDA: the peer's device memory through its IPC
@@ -95,9 +97,11 @@ Capabilities ShmTransport::capabilities() const {
 }
 
 Result<std::unique_ptr<Endpoint>> ShmTransport::CreateEndpoint(EndpointSetup& setup) {
-  if (setup.control == nullptr || setup.local == nullptr || setup.devices == nullptr) {
+  if (setup.control == nullptr || setup.local == nullptr || setup.devices == nullptr ||
+      setup.notifications == nullptr) {
     return InvalidArgument(
-        "shm setup needs a control socket, the local memory table and the CUDA runtime");
+        "shm setup needs a control socket, the local memory table, the CUDA runtime and a "
+        "notification sink");
   }
   auto endpoint = Connect(setup);
   if (!endpoint.ok()) return endpoint.status().WithContext("shm setup");

@@ -7,10 +7,12 @@
 namespace xfer::transport::tcp {
 
 Connection::Connection(StreamSockets sockets, const LocalMemory* local,
-                       cuda::DeviceRuntime& devices, std::chrono::milliseconds io_timeout)
+                       cuda::DeviceRuntime& devices, NotificationSink& notifications,
+                       std::chrono::milliseconds io_timeout)
     : incoming_(std::move(sockets.incoming)),
       local_(local),
       devices_(devices),
+      notifications_(notifications),
       gpu_host_(devices.Available().ok()),
       io_timeout_(io_timeout) {
   for (auto& socket : sockets.outgoing) {

@@ -13,6 +13,7 @@
 #include "common/socket.h"
 #include "cuda/device_runtime.h"
 #include "transport/local_memory.h"
+#include "transport/notification_sink.h"
 #include "transport/fifo_ring.h"
 #include "transport/tcp/device_staging.h"
 #include "transport/tcp/frame.h"
@@ -60,9 +61,10 @@ struct OutgoingStream {
 // Thread-safe.
 class Connection {
  public:
-  // Takes the sockets; `local` and `devices` must outlive the connection.
+  // Takes the sockets; `local`, `devices` and `notifications` must outlive
+  // the connection.
   Connection(StreamSockets sockets, const LocalMemory* local, cuda::DeviceRuntime& devices,
-             std::chrono::milliseconds io_timeout);
+             NotificationSink& notifications, std::chrono::milliseconds io_timeout);
 
   // Kills the connection: records `reason` (the first one wins), refuses
   // new receives, and shuts every socket down so that blocked threads wake
@@ -85,6 +87,7 @@ class Connection {
   RecvQueue& recv_queue() { return recv_queue_; }
   const LocalMemory& local() const { return *local_; }
   cuda::DeviceRuntime& devices() const { return devices_; }
+  NotificationSink& notifications() const { return notifications_; }
   // The CUDA device of local memory [address, +length), or -1 for host
   // memory; -1 without asking anyone on a host with no usable GPU.
   int DeviceOf(const void* address, uint64_t length) const;
@@ -96,6 +99,7 @@ class Connection {
   RecvQueue recv_queue_;
   const LocalMemory* local_;
   cuda::DeviceRuntime& devices_;
+  NotificationSink& notifications_;
   const bool gpu_host_;
   const std::chrono::milliseconds io_timeout_;
 

@@ -19,13 +19,14 @@ constexpr size_t kLengthOffset = 32;
 
 bool KnownType(uint8_t type) {
   return type >= static_cast<uint8_t>(FrameType::kWrite) &&
-         type <= static_cast<uint8_t>(FrameType::kSend);
+         type <= static_cast<uint8_t>(FrameType::kNotify);
 }
 
 }  // namespace
 
 bool IsRequest(FrameType type) {
-  return type == FrameType::kWrite || type == FrameType::kRead || type == FrameType::kSend;
+  return type == FrameType::kWrite || type == FrameType::kRead || type == FrameType::kSend ||
+         type == FrameType::kNotify;
 }
 
 uint64_t PayloadLength(const FrameHeader& header) {
@@ -33,6 +34,7 @@ uint64_t PayloadLength(const FrameHeader& header) {
     case FrameType::kWrite:
     case FrameType::kReadData:
     case FrameType::kSend:
+    case FrameType::kNotify:
       return header.length;
     case FrameType::kWriteAck:
     case FrameType::kRead:
@@ -88,6 +90,11 @@ Result<FrameHeader> DecodeFrameHeader(std::span<const uint8_t, kFrameHeaderSize>
       header.length != 0) {
     return ProtocolError("tcp READ_DATA frame with an error status claims a payload");
   }
+  if (header.type == FrameType::kNotify &&
+      (header.length < 1 || header.length > kMaxNotificationBytes)) {
+    return ProtocolError(fmt::format("tcp NOTIFY frame of {} bytes; notifications hold 1 to {}",
+                                     header.length, kMaxNotificationBytes));
+  }
   return header;
 }
 
@@ -103,6 +110,8 @@ const char* FrameTypeName(FrameType type) {
       return "READ_DATA";
     case FrameType::kSend:
       return "SEND";
+    case FrameType::kNotify:
+      return "NOTIFY";
   }
   return "UNKNOWN";
 }

@@ -18,6 +18,9 @@
 //   READ_DATA  target -> initiator, header + `length` bytes, or, with an
 //              error status, header only and length 0
 //   SEND       initiator -> target, header + `length` bytes; no response
+//   NOTIFY     initiator -> target, header + 1..kMaxNotificationBytes bytes;
+//              no response. Served in order with the stream's WRITEs and
+//              READs, so it reaches the application after their bytes.
 #ifndef XFER_TRANSPORT_TCP_FRAME_H_
 #define XFER_TRANSPORT_TCP_FRAME_H_
 
@@ -27,6 +30,7 @@
 #include <span>
 
 #include "xfer/status.h"
+#include "xfer/transfer.h"
 
 namespace xfer::transport::tcp {
 
@@ -36,6 +40,7 @@ enum class FrameType : uint8_t {
   kRead = 3,
   kReadData = 4,
   kSend = 5,
+  kNotify = 6,
 };
 
 inline constexpr uint32_t kFrameMagic = 0x46505458;  // "XTPF" on the wire
@@ -68,7 +73,8 @@ FrameBytes EncodeFrameHeader(const FrameHeader& header);
 // Parses and validates untrusted bytes. Errors (all kProtocolError, naming
 // the fault): bad magic, unknown type, non-zero padding, an unknown status
 // code or kInProgress, an error status on a request frame, a length above
-// kMaxFramePayload, an error READ_DATA that claims a payload.
+// kMaxFramePayload, an error READ_DATA that claims a payload, a NOTIFY that
+// is not 1..kMaxNotificationBytes.
 Result<FrameHeader> DecodeFrameHeader(std::span<const uint8_t, kFrameHeaderSize> bytes);
 
 // "WRITE", "READ_DATA", ... for messages.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/request_access.h"
@@ -120,6 +121,8 @@ Status Responder::HandleRequest(Incoming& in, const FrameHeader& header) {
       return ServeRead(in, header);
     case FrameType::kSend:
       return ServeSend(in, header);
+    case FrameType::kNotify:
+      return ServeNotify(in, header);
     case FrameType::kWriteAck:
     case FrameType::kReadData:
       break;
@@ -134,6 +137,7 @@ Status Responder::ServeWrite(Incoming& in, const FrameHeader& header) {
       connection_.local().Check(header.remote_address, header.length, Access::kRemoteWrite);
   // Refused payloads are discarded (null destination): memory untouched.
   void* dst = verdict.ok() ? AsPointer(header.remote_address) : nullptr;
+  if (!verdict.ok()) in.refused_since_notify = true;
   if (!in.reader.Buffered(header.length)) XFER_RETURN_IF_ERROR(Flush(in));
   const auto timeout = connection_.io_timeout();
   const int device = dst != nullptr ? connection_.DeviceOf(dst, header.length) : -1;
@@ -159,6 +163,7 @@ Status Responder::ServeRead(Incoming& in, const FrameHeader& header) {
   reply.type = FrameType::kReadData;
   reply.status = verdict.code();
   if (!verdict.ok()) {
+    in.refused_since_notify = true;
     reply.length = 0;
     return Respond(in, reply);
   }
@@ -172,6 +177,16 @@ Status Responder::ServeRead(Incoming& in, const FrameHeader& header) {
                               reply.length, connection_.io_timeout());
   in.pending.clear();
   return status;
+}
+
+// REQUIRES: DecodeFrameHeader accepted the frame, which bounds its length.
+Status Responder::ServeNotify(Incoming& in, const FrameHeader& header) {
+  uint8_t body[kMaxNotificationBytes];
+  XFER_RETURN_IF_ERROR(in.reader.ReadPayload(body, header.length, connection_.io_timeout()));
+  if (std::exchange(in.refused_since_notify, false)) return Status::Ok();
+  return connection_.notifications()
+      .Deliver(std::span<const uint8_t>(body, static_cast<size_t>(header.length)))
+      .WithContext("tcp: a notification from the peer");
 }
 
 Status Responder::ServeSend(Incoming& in, const FrameHeader& header) {

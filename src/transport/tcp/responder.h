@@ -65,6 +65,10 @@ class Responder {
     FrameReader reader;
     std::vector<uint8_t> pending;  // encoded header-only responses
     uint64_t stalled_since_ns = 0;  // when a partial frame stopped growing
+    // A WRITE or READ on this stream was refused since its last NOTIFY:
+    // the next NOTIFY cannot say that everything before it landed, so it
+    // is dropped (the initiator's request carries the refusal).
+    bool refused_since_notify = false;
   };
 
   void Run();
@@ -82,6 +86,8 @@ class Responder {
   // SEND: lands in the oldest posted receive; waits io_timeout for one (the
   // analogue of RDMA's receiver-not-ready retries), then gives up.
   Status ServeSend(Incoming& in, const FrameHeader& header);
+  // Hands a NOTIFY's payload to the connection's sink.
+  Status ServeNotify(Incoming& in, const FrameHeader& header);
   // Queues a header-only response, sending the queue first when full.
   Status Respond(Incoming& in, const FrameHeader& response);
   Status Flush(Incoming& in);

@@ -27,7 +27,8 @@ uint32_t CountFrames(std::span<const TransferEntry> entries) {
 }  // namespace
 
 TcpEndpoint::TcpEndpoint(StreamSockets sockets, const EndpointSetup& setup)
-    : connection_(std::move(sockets), setup.local, *setup.devices, setup.io_timeout),
+    : connection_(std::move(sockets), setup.local, *setup.devices, *setup.notifications,
+                  setup.io_timeout),
       completer_(connection_),
       responder_(connection_) {
   completer_.Start();
@@ -121,6 +122,24 @@ Status TcpEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
       SendFrame(out.socket, {}, EncodeFrameHeader(header), data, length, connection_.io_timeout());
   if (!status.ok()) connection_.Fail(status.WithContext("tcp: sending a message"));
   RequestAccess::Complete(request, status, status.ok() ? length : 0);
+  return Status::Ok();
+}
+
+Status TcpEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                               uint32_t stream) {
+  if (message.empty() || message.size() > kMaxNotificationBytes) {
+    return InvalidArgument(fmt::format("tcp: a notification holds 1 to {} bytes, not {}",
+                                       kMaxNotificationBytes, message.size()));
+  }
+  OutgoingStream& out = Pick(stream);
+  std::lock_guard send_lock(out.send_mu);
+  if (connection_.closed()) return connection_.ClosedError();
+  RequestAccess::Start(request, 1);
+  FrameHeader header{FrameType::kNotify, StatusCode::kOk, out.next_id++, 0, message.size()};
+  Status status = SendFrame(out.socket, {}, EncodeFrameHeader(header), message.data(),
+                            message.size(), connection_.io_timeout());
+  if (!status.ok()) connection_.Fail(status.WithContext("tcp: sending a notification"));
+  RequestAccess::Complete(request, status, 0);
   return Status::Ok();
 }
 

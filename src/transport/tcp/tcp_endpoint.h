@@ -62,6 +62,10 @@ class TcpEndpoint final : public Endpoint {
 
   // Queues a receive for the peer's next SEND. Errors: kConnectionLost.
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
+  // A NOTIFY frame on the stream's socket, behind the stream's WRITE and
+  // READ frames; completes once it is in the socket.
+  Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                    uint32_t stream) override;
 
   // The responder checks every peer request against the engine's registry,
   // which no longer holds `region`, so later ones are refused with

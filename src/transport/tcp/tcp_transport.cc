@@ -22,6 +22,7 @@ Capabilities TcpTransport::capabilities() const {
   Capabilities caps;
   caps.one_sided = true;
   caps.two_sided = true;
+  caps.notifications = true;
   caps.data_mover = DataMover::kKernel;
   caps.same_host_only = false;
   caps.max_streams = kMaxStreams;

@@ -19,6 +19,10 @@ namespace {
 
 namespace ibv = ::xfer::verbs;
 
+// Notifications one connection may have in flight (NotificationOutbox):
+// 128 KiB of registered memory per connection.
+constexpr uint32_t kNotificationsInFlight = 32;
+
 // The local IPv4 address of the control connection, when it is one: the
 // GID carrying that address is the one the peer evidently reaches us on.
 std::optional<std::array<uint8_t, 4>> ControlIpv4(const Socket* control) {
@@ -156,6 +160,9 @@ Result<std::unique_ptr<EndpointResources>> CreateEndpointResources(
       ReceiveSlots::Create(r->device.pd(), setup.streams, slots, options.recv_slot_bytes);
   if (!receive_slots.ok()) return receive_slots.status();
   r->slots = std::move(receive_slots.value());
+  auto outbox = NotificationOutbox::Create(r->device.pd(), kNotificationsInFlight);
+  if (!outbox.ok()) return outbox.status();
+  r->outbox = std::move(outbox.value());
 
   ibv::QpCapacity capacity;
   capacity.max_send_wr = r->send_depth;

@@ -14,6 +14,7 @@
 
 #include "transport/transport.h"
 #include "transport/verbs/local_registrations.h"
+#include "transport/verbs/notification_outbox.h"
 #include "transport/verbs/receive_slots.h"
 #include "transport/verbs/setup_message.h"
 #include "transport/verbs/verbs_transport_options.h"
@@ -34,6 +35,7 @@ struct EndpointResources {
   ::xfer::verbs::CompletionQueueHandle cq;  // every QP's sends and receives
   std::unique_ptr<LocalRegistrations> registrations;
   std::unique_ptr<ReceiveSlots> slots;
+  std::unique_ptr<NotificationOutbox> outbox;
   std::vector<::xfer::verbs::QueuePairHandle> qps;  // one per stream
 
   // This side's half of the path; mtu is this port's active MTU (or the

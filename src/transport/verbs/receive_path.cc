@@ -16,14 +16,17 @@ using internal::RequestAccess;
 }  // namespace
 
 ReceivePath::ReceivePath(ReceiveSlots& slots, std::vector<ibv_qp*> qps,
-                         const ConnectionState& state, std::chrono::milliseconds io_timeout,
-                         FailFn fail)
+                         const ConnectionState& state, NotificationSink& notifications,
+                         std::chrono::milliseconds io_timeout, FailFn fail)
     : slots_(slots),
       qps_(std::move(qps)),
       state_(state),
+      notifications_(notifications),
       io_timeout_(io_timeout),
       fail_(std::move(fail)),
-      streams_(qps_.size()) {}
+      streams_(qps_.size()) {
+  for (Stream& stream : streams_) stream.note.resize(kMaxNotificationBytes);
+}
 
 Status ReceivePath::Post(void* buffer, size_t capacity, TransferRequest& request) {
   std::lock_guard lock(mu_);
@@ -48,18 +51,27 @@ void ReceivePath::OnArrival(uint32_t qp, uint32_t slot, uint32_t length, bool ha
                             uint32_t imm) {
   std::lock_guard lock(mu_);
   if (closed_ || state_.closed()) return;
-  Status status;
-  if (!has_imm) {
-    status = ProtocolError(fmt::format("verbs: a SEND without immediate data on stream {}", qp));
-  } else if (length == 0 || imm == 0 || length > imm || imm > kMaxMessageBytes) {
-    status = ProtocolError(fmt::format(
-        "verbs: a {}-byte piece of a {}-byte message on stream {} (messages are 1..{} bytes)",
-        length, imm, qp, kMaxMessageBytes));
-  } else {
-    streams_[qp].pending.Push({slot, length, imm});
+  Status status = CheckPiece(qp, length, has_imm, imm);
+  if (status.ok()) {
+    streams_[qp].pending.Push({slot, length, imm & ~kNotificationImm, (imm & kNotificationImm) != 0});
     status = ProcessLocked(qp, NowNs());
   }
   if (!status.ok()) fail_(status);
+}
+
+Status ReceivePath::CheckPiece(uint32_t qp, uint32_t length, bool has_imm, uint32_t imm) {
+  if (!has_imm) {
+    return ProtocolError(fmt::format("verbs: a SEND without immediate data on stream {}", qp));
+  }
+  const bool notification = (imm & kNotificationImm) != 0;
+  const uint64_t total = imm & ~kNotificationImm;
+  const uint64_t limit = notification ? kMaxNotificationBytes : kMaxMessageBytes;
+  if (length == 0 || total == 0 || length > total || total > limit) {
+    return ProtocolError(fmt::format(
+        "verbs: a {}-byte piece of a {}-byte {} on stream {} (they are 1..{} bytes)", length,
+        total, notification ? "notification" : "message", qp, limit));
+  }
+  return Status::Ok();
 }
 
 void ReceivePath::StartMessageLocked(Stream& stream, const Piece& piece) {
@@ -82,7 +94,13 @@ Status ReceivePath::ProcessLocked(uint32_t q, uint64_t now_ns) {
   Stream& stream = streams_[q];
   while (!stream.pending.empty()) {
     const Piece piece = stream.pending.front();
-    if (!stream.active) {
+    if (!stream.active && piece.notification) {
+      // Needs no receive: copied into the stream's own buffer.
+      stream.active = true;
+      stream.notification = true;
+      stream.total = piece.total;
+      stream.received = 0;
+    } else if (!stream.active) {
       if (posted_.empty()) {
         // No receive yet: the pieces wait in their slots.
         if (!stream.stalled) {
@@ -93,13 +111,17 @@ Status ReceivePath::ProcessLocked(uint32_t q, uint64_t now_ns) {
         return Status::Ok();
       }
       StartMessageLocked(stream, piece);
-    } else if (piece.total != stream.total || piece.length > stream.total - stream.received) {
+    } else if (piece.notification != stream.notification || piece.total != stream.total ||
+               piece.length > stream.total - stream.received) {
       return ProtocolError(fmt::format(
           "verbs: stream {} sent a {}-byte piece of a {}-byte message where {} bytes of a "
           "{}-byte message were due",
           q, piece.length, piece.total, stream.total - stream.received, stream.total));
     }
-    if (stream.target.request != nullptr) {
+    if (stream.notification) {
+      std::memcpy(stream.note.data() + stream.received, slots_.Data(q, piece.slot),
+                  piece.length);
+    } else if (stream.target.request != nullptr) {
       std::memcpy(stream.target.buffer + stream.received, slots_.Data(q, piece.slot),
                   piece.length);
     }
@@ -107,7 +129,15 @@ Status ReceivePath::ProcessLocked(uint32_t q, uint64_t now_ns) {
     stream.pending.PopFront();
     XFER_RETURN_IF_ERROR(slots_.Post(qps_[q], q, piece.slot));
     stream.since_ns = now_ns;
-    if (stream.received == stream.total) {
+    if (stream.received == stream.total && stream.notification) {
+      stream.active = false;
+      stream.notification = false;
+      stream.since_ns = 0;
+      XFER_RETURN_IF_ERROR(
+          notifications_
+              .Deliver(std::span<const uint8_t>(stream.note.data(), stream.total))
+              .WithContext("verbs: a notification from the peer"));
+    } else if (stream.received == stream.total) {
       if (stream.target.request != nullptr) {
         RequestAccess::Complete(*stream.target.request, Status::Ok(), stream.total);
       }

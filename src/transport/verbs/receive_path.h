@@ -13,7 +13,11 @@
 //
 // Wire: a message of N bytes is SEND_WITH_IMM pieces of at most slot_bytes,
 // back to back on one QP, each carrying N as its immediate value (so the
-// receiver needs no header and can check every piece).
+// receiver needs no header and can check every piece). A notification
+// (Endpoint::PostNotify) is the same, its immediate value N |
+// kNotificationImm: it needs no posted receive and goes to the connection's
+// NotificationSink once whole, in order with the stream's messages (one
+// stalled for want of a receive holds the notifications behind it).
 #ifndef XFER_TRANSPORT_VERBS_RECEIVE_PATH_H_
 #define XFER_TRANSPORT_VERBS_RECEIVE_PATH_H_
 
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "transport/fifo_ring.h"
+#include "transport/notification_sink.h"
 #include "transport/verbs/connection_state.h"
 #include "transport/verbs/receive_slots.h"
 #include "xfer/status.h"
@@ -35,6 +40,10 @@ namespace xfer::transport::verbs {
 
 // The longest message PostSend takes (the tcp transport's limit too).
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 30;
+// Marks a notification's pieces in the immediate value; above every
+// message length.
+inline constexpr uint32_t kNotificationImm = uint32_t{1} << 31;
+static_assert(kMaxMessageBytes < kNotificationImm);
 
 // Thread-safe: posting threads call Post, the completion thread the rest.
 class ReceivePath {
@@ -43,9 +52,11 @@ class ReceivePath {
   // must not call back into this object.
   using FailFn = std::function<void(const Status&)>;
 
-  // `slots`, `qps` (one per stream) and `state` must outlive the object.
+  // `slots`, `qps` (one per stream), `state` and `notifications` must
+  // outlive the object.
   ReceivePath(ReceiveSlots& slots, std::vector<ibv_qp*> qps, const ConnectionState& state,
-              std::chrono::milliseconds io_timeout, FailFn fail);
+              NotificationSink& notifications, std::chrono::milliseconds io_timeout,
+              FailFn fail);
   ReceivePath(const ReceivePath&) = delete;
   ReceivePath& operator=(const ReceivePath&) = delete;
 
@@ -77,7 +88,8 @@ class ReceivePath {
   struct Piece {
     uint32_t slot = 0;
     uint32_t length = 0;
-    uint32_t total = 0;  // the immediate value: the message's length
+    uint32_t total = 0;  // the message's length (the immediate value, flag cleared)
+    bool notification = false;
   };
   // One stream's arrivals and the message it is filling.
   struct Stream {
@@ -85,6 +97,8 @@ class ReceivePath {
     bool active = false;          // a message is being copied into `target`
     bool stalled = false;         // the head piece waits for a receive (in stalled_)
     PostedRecv target;
+    bool notification = false;  // the message being copied is one, into `note`
+    std::vector<uint8_t> note;  // kMaxNotificationBytes, allocated once
     uint64_t total = 0;
     uint64_t received = 0;
     uint64_t since_ns = 0;  // start of the current wait; 0 when none
@@ -97,10 +111,13 @@ class ReceivePath {
   // Gives the oldest posted receive to the message `piece` starts.
   // REQUIRES: mu_ held, posted_ not empty.
   void StartMessageLocked(Stream& stream, const Piece& piece);
+  // Checks a piece's immediate value and length. Errors: kProtocolError.
+  static Status CheckPiece(uint32_t qp, uint32_t length, bool has_imm, uint32_t imm);
 
   ReceiveSlots& slots_;
   const std::vector<ibv_qp*> qps_;
   const ConnectionState& state_;
+  NotificationSink& notifications_;
   const std::chrono::milliseconds io_timeout_;
   const FailFn fail_;
 

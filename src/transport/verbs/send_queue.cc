@@ -36,12 +36,13 @@ ibv_wr_opcode ToIbv(WrOp op) {
 constexpr size_t kInitialBacklog = 256;
 
 SendQueue::SendQueue(ibv_qp* qp, uint32_t index, uint32_t depth, uint32_t backlog,
-                     const ConnectionState& state)
+                     const ConnectionState& state, NotificationOutbox& outbox)
     : qp_(qp),
       index_(index),
       depth_(depth),
       signal_every_(std::clamp<uint32_t>(depth / 2, 1, 16)),
       state_(state),
+      outbox_(outbox),
       backlog_(std::min<size_t>(kInitialBacklog, backlog), backlog),
       posted_(depth, depth) {}
 
@@ -71,7 +72,15 @@ void SendQueue::Release(uint32_t count) {
 }
 
 void SendQueue::FinishLocked(const Posted& wr, const Status& status) {
-  RequestAccess::FinishPart(*wr.request, status, status.ok() ? wr.length : 0);
+  outbox_.Give(wr.outbox_slot);
+  // A notification's pieces are not the request's bytes.
+  RequestAccess::FinishPart(*wr.request, status,
+                            status.ok() && !wr.notification ? wr.length : 0);
+}
+
+void SendQueue::FinishUnposted(const WorkRequest& wr, const Status& status) {
+  outbox_.Give(wr.outbox_slot);
+  RequestAccess::FinishPart(*wr.request, status, 0);
 }
 
 Status SendQueue::Enqueue(std::span<const WorkRequest> wrs) {
@@ -82,7 +91,7 @@ Status SendQueue::Enqueue(std::span<const WorkRequest> wrs) {
   // drained or seen by a live completion thread.
   if (drained_ || state_.closed()) {
     const Status closed = state_.ClosedError();
-    for (const auto& wr : wrs) RequestAccess::FinishPart(*wr.request, closed, 0);
+    for (const auto& wr : wrs) FinishUnposted(wr, closed);
     return Status::Ok();
   }
   // The reservation guarantees the room: posted_ + backlog_ + reserved_
@@ -94,7 +103,7 @@ Status SendQueue::Enqueue(std::span<const WorkRequest> wrs) {
       if (!pumped.ok()) {
         // The caller fails the connection; Drain finishes what was queued,
         // and the WRs never queued are finished here.
-        for (size_t k = i; k < wrs.size(); ++k) RequestAccess::FinishPart(*wrs[k].request, pumped, 0);
+        for (size_t k = i; k < wrs.size(); ++k) FinishUnposted(wrs[k], pumped);
         return pumped;
       }
       assert(backlog_.room() > 0);
@@ -141,7 +150,8 @@ Status SendQueue::PumpLocked() {
     if (accepted > 0 && posted_.empty()) waiting_since_ns_ = NowNs();
     for (uint32_t i = 0; i < accepted; ++i) {
       const WorkRequest& wr = backlog_.front();
-      posted_.Push({next_sequence_++, wr.request, wr.op, wr.length});
+      posted_.Push(
+          {next_sequence_++, wr.request, wr.op, wr.length, wr.notification, wr.outbox_slot});
       (void)backlog_.PopFront();
     }
     if (rc != 0) {
@@ -178,6 +188,18 @@ bool SendQueue::Idle() const {
   return posted_.empty();
 }
 
+uint64_t SendQueue::QueuedThrough() const {
+  std::lock_guard lock(mu_);
+  return next_sequence_ - 1 + backlog_.size();
+}
+
+uint64_t SendQueue::FinishedThrough() const {
+  std::lock_guard lock(mu_);
+  // The pump keeps the QP full before anything waits in the backlog, so
+  // with nothing posted nothing is queued either.
+  return posted_.empty() ? next_sequence_ - 1 : posted_.front().sequence - 1;
+}
+
 uint64_t SendQueue::WaitingSinceNs() const {
   std::lock_guard lock(mu_);
   return posted_.empty() ? 0 : waiting_since_ns_;
@@ -187,7 +209,7 @@ void SendQueue::Drain(const Status& reason) {
   std::lock_guard lock(mu_);
   drained_ = true;
   while (!posted_.empty()) FinishLocked(posted_.PopFront(), reason);
-  while (!backlog_.empty()) RequestAccess::FinishPart(*backlog_.PopFront().request, reason, 0);
+  while (!backlog_.empty()) FinishUnposted(backlog_.PopFront(), reason);
 }
 
 }  // namespace xfer::transport::verbs

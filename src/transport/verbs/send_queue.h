@@ -31,6 +31,7 @@
 #include <span>
 
 #include "transport/fifo_ring.h"
+#include "transport/verbs/notification_outbox.h"
 #include "transport/verbs/completion_status.h"
 #include "transport/verbs/connection_state.h"
 #include "xfer/status.h"
@@ -50,6 +51,11 @@ struct WorkRequest {
   uint32_t imm = 0;     // SEND: the whole message's length (host order)
   // The request's last WR on this QP: always signalled.
   bool last_of_request = false;
+  // A piece of a notification: its bytes are not the request's.
+  bool notification = false;
+  // A notification's last piece: the outbox slot it is sent from, given
+  // back once the WR is finished (completed, failed or flushed).
+  uint32_t outbox_slot = NotificationOutbox::kNoSlot;
 };
 
 // Send-queue WR ids: (sequence << kSendWrIdShift) | QP index, bit 63 clear
@@ -59,10 +65,10 @@ inline constexpr int kSendWrIdShift = 7;  // QP index < 128
 // Thread-safe: posting threads call Enqueue, the completion thread the rest.
 class SendQueue {
  public:
-  // `qp` and `state` must outlive the queue. REQUIRES: depth >= 1,
-  // backlog >= 1, index < 128.
+  // `qp`, `state` and `outbox` must outlive the queue. REQUIRES: depth >=
+  // 1, backlog >= 1, index < 128.
   SendQueue(ibv_qp* qp, uint32_t index, uint32_t depth, uint32_t backlog,
-            const ConnectionState& state);
+            const ConnectionState& state, NotificationOutbox& outbox);
   SendQueue(const SendQueue&) = delete;
   SendQueue& operator=(const SendQueue&) = delete;
 
@@ -94,6 +100,12 @@ class SendQueue {
   // True when no posted WR awaits its completion.
   bool Idle() const;
 
+  // The sequence number the last WR queued so far has or will have when
+  // posted; every WR queued later has a higher one.
+  uint64_t QueuedThrough() const;
+  // Every WR with a sequence number up to this one has finished.
+  uint64_t FinishedThrough() const;
+
   // NowNs() when the oldest posted WR started waiting for the peer (the
   // later of: the queue went busy, the last completion); 0 when idle.
   uint64_t WaitingSinceNs() const;
@@ -109,17 +121,22 @@ class SendQueue {
     TransferRequest* request = nullptr;
     WrOp op = WrOp::kWrite;
     uint32_t length = 0;
+    bool notification = false;
+    uint32_t outbox_slot = NotificationOutbox::kNoSlot;
   };
 
   // Posts from the backlog while there is room. REQUIRES: mu_ held.
   Status PumpLocked();
   void FinishLocked(const Posted& wr, const Status& status);
+  // Finishes a WR that was never posted.
+  void FinishUnposted(const WorkRequest& wr, const Status& status);
 
   ibv_qp* const qp_;
   const uint32_t index_;
   const uint32_t depth_;
   const uint32_t signal_every_;
   const ConnectionState& state_;
+  NotificationOutbox& outbox_;
 
   mutable std::mutex mu_;
   FifoRing<WorkRequest> backlog_;       // GUARDED_BY(mu_); not yet posted

@@ -47,12 +47,13 @@ VerbsEndpoint::VerbsEndpoint(std::unique_ptr<EndpointResources> resources, PeerS
             resources_->max_wr_bytes},
       io_timeout_(setup.io_timeout) {
   for (uint32_t i = 0; i < resources_->qps.size(); ++i) {
-    send_queues_.push_back(std::make_unique<SendQueue>(resources_->qps[i].get(), i,
-                                                       resources_->send_depth,
-                                                       resources_->send_backlog, state_));
+    send_queues_.push_back(std::make_unique<SendQueue>(
+        resources_->qps[i].get(), i, resources_->send_depth, resources_->send_backlog, state_,
+        *resources_->outbox));
   }
   receive_ = std::make_unique<ReceivePath>(*resources_->slots, RawQps(*resources_), state_,
-                                           io_timeout_, [this](const Status& s) { Fail(s); });
+                                           *setup.notifications, io_timeout_,
+                                           [this](const Status& s) { Fail(s); });
 }
 
 VerbsEndpoint::~VerbsEndpoint() { Close(); }
@@ -172,6 +173,81 @@ Status VerbsEndpoint::PostSend(const void* data, size_t length, TransferRequest&
   return Status::Ok();
 }
 
+Status VerbsEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                                 uint32_t stream) {
+  if (message.empty() || message.size() > kMaxNotificationBytes) {
+    return InvalidArgument(fmt::format("verbs: a notification holds 1 to {} bytes, not {}",
+                                       kMaxNotificationBytes, message.size()));
+  }
+  if (state_.closed()) return state_.ClosedError();
+  const uint32_t q = stream % rule_.streams;
+  auto slot = resources_->outbox->Take(message);
+  if (!slot.ok()) return slot.status();
+  const uint64_t piece_bytes = peer_.recv_slot_bytes;
+  const auto count = static_cast<uint32_t>(CountMessagePieces(message.size(), piece_bytes));
+  if (Status reserved = send_queues_[q]->Reserve(count); !reserved.ok()) {
+    resources_->outbox->Give(*slot);
+    return reserved;
+  }
+  HeldNotification note;
+  note.queue = q;
+  note.wrs.reserve(count);
+  const uint64_t base = resources_->outbox->Address(*slot);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t offset = uint64_t{i} * piece_bytes;
+    WorkRequest wr{&request, WrOp::kSend, base + offset, resources_->outbox->lkey(),
+                   static_cast<uint32_t>(std::min<uint64_t>(piece_bytes, message.size() - offset)),
+                   0, 0, static_cast<uint32_t>(message.size()) | kNotificationImm, i + 1 == count};
+    wr.notification = true;
+    if (i + 1 == count) wr.outbox_slot = *slot;
+    note.wrs.push_back(wr);
+  }
+  // Striped pieces of earlier requests may ride the other QPs: wait for
+  // what they have queued so far.
+  for (uint32_t k = 0; k < rule_.streams; ++k) {
+    if (k != q) note.after[k] = send_queues_[k]->QueuedThrough();
+  }
+  RequestAccess::Start(request, count);
+  std::lock_guard lock(held_mu_);
+  if (held_closed_) {
+    FinishHeld(note, state_.ClosedError());
+    return Status::Ok();
+  }
+  if (held_.empty() && Releasable(note)) {
+    if (Status status = send_queues_[q]->Enqueue(note.wrs); !status.ok()) Fail(status);
+    return Status::Ok();
+  }
+  held_.push_back(std::move(note));
+  any_held_.store(true, std::memory_order_release);
+  // A completion may have come between the check and the push.
+  if (poller_) poller_->Wake();
+  return Status::Ok();
+}
+
+bool VerbsEndpoint::Releasable(const HeldNotification& held) const {
+  for (uint32_t k = 0; k < rule_.streams; ++k) {
+    if (k != held.queue && send_queues_[k]->FinishedThrough() < held.after[k]) return false;
+  }
+  return true;
+}
+
+void VerbsEndpoint::ReleaseHeld() {
+  std::lock_guard lock(held_mu_);
+  while (!held_.empty() && Releasable(held_.front())) {
+    const HeldNotification& front = held_.front();
+    if (Status status = send_queues_[front.queue]->Enqueue(front.wrs); !status.ok()) Fail(status);
+    held_.pop_front();
+  }
+  any_held_.store(!held_.empty(), std::memory_order_release);
+}
+
+void VerbsEndpoint::FinishHeld(const HeldNotification& held, const Status& reason) {
+  for (const WorkRequest& wr : held.wrs) {
+    resources_->outbox->Give(wr.outbox_slot);
+    RequestAccess::FinishPart(*wr.request, reason, 0);
+  }
+}
+
 NicPort VerbsEndpoint::nic() const {
   return {resources_->device.name(), resources_->path.port,
           ::xfer::verbs::MtuBytes(resources_->path.mtu)};
@@ -216,6 +292,7 @@ void VerbsEndpoint::OnCompletion(const ibv_wc& wc) {
   }
   Status failed = send_queues_[q]->OnCompletion(wc.wr_id, wc.status, wc.vendor_err);
   if (!failed.ok()) Fail(failed);
+  if (any_held_.load(std::memory_order_acquire) && !state_.closed()) ReleaseHeld();
 }
 
 void VerbsEndpoint::OnTick(uint64_t now_ns) {
@@ -243,6 +320,13 @@ bool VerbsEndpoint::Quiesced() const {
 
 void VerbsEndpoint::Stopped() {
   const Status reason = state_.ClosedError();
+  {
+    std::lock_guard lock(held_mu_);
+    held_closed_ = true;
+    for (const HeldNotification& held : held_) FinishHeld(held, reason);
+    held_.clear();
+    any_held_.store(false, std::memory_order_release);
+  }
   for (auto& queue : send_queues_) queue->Drain(reason);
   receive_->FailAll(reason);
 }

@@ -25,6 +25,8 @@
 #define XFER_TRANSPORT_VERBS_VERBS_ENDPOINT_H_
 
 #include <array>
+#include <atomic>
+#include <deque>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -74,6 +76,17 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   // Errors: kConnectionLost.
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
 
+  // SEND_WITH_IMM pieces (immediate value: length | kNotificationImm) from
+  // an outbox slot, on `stream`'s QP behind its WRITEs and READs, which
+  // the peer's NIC executes in order. On a connection of several QPs a
+  // long entry's pieces may ride other QPs (striping.h): the notification
+  // is then held back until every WR queued on the other QPs before it has
+  // completed, and notifications keep their posting order. Completes once
+  // the peer's NIC acknowledged it. Errors: PostSend's, and
+  // kResourceExhausted when NotificationOutbox's slots are all in flight.
+  Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                    uint32_t stream) override;
+
   // The opened device and port, and the MTU the setup exchange settled.
   NicPort nic() const override;
 
@@ -99,6 +112,7 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   // into it.
   using PostScratch = std::array<std::byte, 8192>;
   using StreamCounts = std::array<uint32_t, kMaxStreams>;
+  using StreamSeqs = std::array<uint64_t, kMaxStreams>;
   // Reserves per_stream[q] WRs on every QP q, all or none. Errors:
   // SendQueue::Reserve's.
   Status ReserveAll(const StreamCounts& per_stream);
@@ -106,6 +120,20 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
                       uint32_t stream);
   // Kills the connection (first reason wins): QPs to ERROR, wakes the thread.
   void Fail(const Status& reason);
+
+  // A notification waiting for WRs on other QPs (PostNotify).
+  struct HeldNotification {
+    uint32_t queue = 0;
+    std::vector<WorkRequest> wrs;
+    StreamSeqs after{};  // per QP: the WRs it waits for, by sequence number
+  };
+  // True once every WR `held` waits for has finished.
+  bool Releasable(const HeldNotification& held) const;
+  // Queues the held notifications whose WRs have finished, oldest first;
+  // on the completion thread after each completion.
+  void ReleaseHeld();
+  // Finishes a notification's WRs that will never be queued.
+  void FinishHeld(const HeldNotification& held, const Status& reason);
 
   // CompletionPoller::Sink, on the completion thread.
   void OnCompletion(const ibv_wc& wc) override;
@@ -123,6 +151,12 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   std::vector<std::unique_ptr<SendQueue>> send_queues_;  // one per stream
   std::unique_ptr<ReceivePath> receive_;
   std::unique_ptr<CompletionPoller> poller_;
+
+  // Notifications held back (PostNotify), in posting order.
+  std::mutex held_mu_;
+  std::deque<HeldNotification> held_;  // GUARDED_BY(held_mu_)
+  bool held_closed_ = false;           // GUARDED_BY(held_mu_): Stopped() ran
+  std::atomic<bool> any_held_{false};  // held_ non-empty; read per completion
   std::mutex close_mu_;  // serialises Close()
   bool joined_ = false;  // GUARDED_BY(close_mu_)
 };

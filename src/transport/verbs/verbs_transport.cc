@@ -21,6 +21,7 @@ Capabilities VerbsTransport::capabilities() const {
   Capabilities caps;
   caps.one_sided = true;
   caps.two_sided = true;
+  caps.notifications = true;
   caps.data_mover = DataMover::kNic;
   caps.same_host_only = false;
   caps.max_streams = kMaxStreams;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/wire.h"
+#include "support/recording_sink.h"
 #include "shm_test_util.h"
 
 namespace xfer::testing {
@@ -74,6 +75,7 @@ Result<std::unique_ptr<transport::Endpoint>> Connect(bool initiator, Socket& con
   setup.io_timeout = std::chrono::milliseconds(5000);
   setup.deadline = Deadline::After(seconds(5));
   setup.devices = &TestDevices();
+  setup.notifications = &xfer::testing::UnusedSink();
   transport::shm::ShmTransport shm;
   return shm.CreateEndpoint(setup);
 }

@@ -93,6 +93,7 @@ inline void StartRealSide(HalfPair& half, bool initiator, std::vector<RemoteRegi
         setup.io_timeout = io_timeout;
         setup.deadline = Deadline::After(deadline);
         setup.devices = &TestDevices();
+        setup.notifications = &xfer::testing::UnusedSink();
         transport::shm::ShmTransport transport;
         return transport.CreateEndpoint(setup);
       });

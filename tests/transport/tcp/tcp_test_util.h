@@ -15,6 +15,7 @@
 
 #include "common/request_access.h"
 #include "support/byte_pattern.h"
+#include "support/recording_sink.h"
 #include "support/test_devices.h"
 #include "support/test_memory.h"
 #include "transport/tcp/frame.h"
@@ -57,6 +58,7 @@ inline EndpointSetup MakeSetup(Socket& control, const LocalMemory& local,
   setup.io_timeout = io_timeout;
   setup.deadline = Deadline::After(std::chrono::seconds(5));
   setup.devices = &xfer::testing::TestDevices();
+  setup.notifications = &xfer::testing::UnusedSink();
   return setup;
 }
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/wire.h"
+#include "support/recording_sink.h"
 #include "transport/verbs/setup_message.h"
 #include "verbs_test_util.h"
 
@@ -37,6 +38,7 @@ EndpointSetup MakeSetup(Socket& control, const TestMemory& local, const TestMemo
   setup.remote = RemoteMemory(peer.AsRemote());
   setup.io_timeout = io_timeout;
   setup.deadline = Deadline::After(setup_timeout);
+  setup.notifications = &xfer::testing::UnusedSink();
   return setup;
 }
 

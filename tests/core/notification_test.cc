@@ -1,0 +1,335 @@
+// Engine notifications (Engine::Notify, SubmitOptions::notification,
+// GetNotifications) on every transport, direct and staged: delivered after
+// the data, with the sender's id and name, kept after a disconnect, never
+// for a transfer the peer refused, and never ahead of the data even when
+// the sender is killed mid-stream.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/transport_capabilities.h"
+#include "support/verbs_test_env.h"
+#include "xfer/engine.h"
+
+namespace xfer {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr size_t kNotifyRegion = size_t{8} << 20;
+
+uint8_t NotePattern(size_t i, uint32_t seed) {
+  return static_cast<uint8_t>((i * 151 + seed * 13 + (i >> 9)) & 0xff);
+}
+void NoteFill(uint8_t* p, size_t n, uint32_t seed) {
+  for (size_t i = 0; i < n; ++i) p[i] = NotePattern(i, seed);
+}
+bool NoteMatches(const uint8_t* p, size_t n, uint32_t seed) {
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != NotePattern(i, seed)) return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Engine> MakeNotifyEngine(const std::string& transport, const std::string& name,
+                                         const std::string& listen, const std::string& device,
+                                         DevicePath path) {
+  EngineOptions options;
+  options.name = name;
+  options.listen_address = listen;
+  options.transports = {transport};
+  options.connect_timeout = 3000ms;
+  options.io_timeout = 2000ms;
+  options.device_path = path;
+  testing::UseVerbsDevice(options, device);
+  auto engine = Engine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  return engine.ok() ? std::move(engine.value()) : nullptr;
+}
+
+struct NotifyCase {
+  std::string transport;
+  DevicePath path;
+};
+
+std::vector<NotifyCase> NotifyCases() {
+  std::vector<NotifyCase> cases;
+  for (const std::string& t : testing::BuiltTransports()) {
+    cases.push_back({t, DevicePath::kAuto});
+    cases.push_back({t, DevicePath::kStaged});
+  }
+  return cases;
+}
+
+class NotificationTest : public ::testing::TestWithParam<NotifyCase> {
+ protected:
+  void SetUp() override {
+    if (transport() == "verbs" && !testing::HasVerbsDevice()) {
+      GTEST_SKIP() << testing::VerbsSkipReason();
+    }
+    const auto devices = testing::TestVerbsDevices();
+    target_ = MakeNotifyEngine(transport(), "target", "127.0.0.1:0", devices.target,
+                               DevicePath::kAuto);
+    initiator_ = MakeNotifyEngine(transport(), "initiator", "", devices.initiator,
+                                  GetParam().path);
+    ASSERT_TRUE(target_ && initiator_);
+    auto local = initiator_->AllocateMemory(kNotifyRegion, {});
+    auto remote = target_->AllocateMemory(kNotifyRegion, {});
+    ASSERT_TRUE(local.ok() && remote.ok());
+    local_ = *local;
+    remote_ = *remote;
+    ConnectOptions options;
+    options.transport = transport();
+    options.streams = 2;
+    auto peer = initiator_->Connect(target_->listen_address(), options);
+    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+    peer_ = *peer;
+    auto accepted = target_->WaitForPeer(3s);
+    ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+    sender_ = *accepted;
+  }
+
+  const std::string& transport() const { return GetParam().transport; }
+  uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
+  uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
+  uint64_t remote_address() { return reinterpret_cast<uint64_t>(remote_.address); }
+
+  std::unique_ptr<Engine> target_;
+  std::unique_ptr<Engine> initiator_;
+  MemoryRegion local_;
+  MemoryRegion remote_;
+  PeerId peer_ = 0;    // the target, as the initiator names it
+  PeerId sender_ = 0;  // the initiator, as the target names it
+};
+
+TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersName) {
+  // Larger than a staging chunk, so that a staged request has several.
+  const size_t size = (size_t{5} << 20) + 17;
+  NoteFill(local(), size, 4);
+  std::memset(remote(), 0, size);
+  const TransferEntry entry{local(), remote_address(), size};
+  SubmitOptions options;
+  options.stream = 1;
+  options.notification = "kv block 7 ready";
+  TransferRequest request;
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options)
+                  .ok());
+  auto got = target_->GetNotifications(10s);
+  // Read the memory before waiting for the request: the notification alone
+  // must vouch for the bytes.
+  const bool landed = NoteMatches(remote(), size, 4);
+  ASSERT_TRUE(request.Wait(10s).ok());
+  EXPECT_EQ(request.bytes(), size) << "the notification's bytes counted as the transfer's";
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(landed) << "the notification arrived before the data";
+  EXPECT_EQ(got[0].peer, sender_);
+  EXPECT_EQ(got[0].peer_name, "initiator");
+  EXPECT_EQ(got[0].message, "kv block 7 ready");
+  EXPECT_TRUE(initiator_->GetNotifications(0ms).empty()) << "the sender got its own";
+}
+
+TEST_P(NotificationTest, AReadsNotificationArrivesOnceItsBytesWereRead) {
+  NoteFill(remote(), kNotifyRegion, 9);
+  std::memset(local(), 0, kNotifyRegion);
+  const TransferEntry entry{local(), remote_address(), kNotifyRegion};
+  SubmitOptions options;
+  options.notification = "read done";
+  TransferRequest request;
+  ASSERT_TRUE(
+      initiator_->Submit(peer_, OpCode::kRead, std::span(&entry, 1), request, options).ok());
+  auto got = target_->GetNotifications(10s);
+  ASSERT_EQ(got.size(), 1u);
+  // The target may now reuse its buffer: the read has what it had.
+  std::memset(remote(), 0xff, kNotifyRegion);
+  ASSERT_TRUE(request.Wait(10s).ok());
+  EXPECT_TRUE(NoteMatches(local(), kNotifyRegion, 9)) << "read after its notification";
+}
+
+TEST_P(NotificationTest, NotificationsAloneArriveInOrderAndFilterBySender) {
+  for (int i = 0; i < 20; ++i) {
+    TransferRequest request;
+    ASSERT_TRUE(initiator_->Notify(peer_, "note " + std::to_string(i), request, 1).ok());
+    ASSERT_TRUE(request.Wait(10s).ok());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(target_->GetNotifications(100ms, sender_ + 1).empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << "the wait ignored its timeout";
+  std::vector<std::string> got;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (got.size() < 20 && std::chrono::steady_clock::now() < deadline) {
+    for (auto& n : target_->GetNotifications(1s, sender_)) got.push_back(n.message);
+  }
+  ASSERT_EQ(got.size(), 20u);
+  for (size_t i = 0; i < 20; ++i) EXPECT_EQ(got[i], "note " + std::to_string(i));
+}
+
+TEST_P(NotificationTest, EmptyOrOverlongNotificationsAreRefusedAndNothingStarts) {
+  TransferRequest request;
+  EXPECT_EQ(initiator_->Notify(peer_, "", request).code(), StatusCode::kInvalidArgument);
+  const std::string overlong(kMaxNotificationBytes + 1, 'n');
+  EXPECT_EQ(initiator_->Notify(peer_, overlong, request).code(), StatusCode::kInvalidArgument);
+  const TransferEntry entry{local(), remote_address(), 64};
+  SubmitOptions options;
+  options.notification = overlong;
+  EXPECT_EQ(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options)
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(initiator_->Notify(12345, "x", request).code(), StatusCode::kNotFound);
+  EXPECT_TRUE(request.Test().ok()) << "a refused call armed its request";
+  EXPECT_TRUE(target_->GetNotifications(200ms).empty());
+}
+
+TEST_P(NotificationTest, ANotificationStaysReadableAfterItsSenderDisconnected) {
+  TransferRequest request;
+  ASSERT_TRUE(initiator_->Notify(peer_, "last words", request).ok());
+  ASSERT_TRUE(request.Wait(10s).ok());
+  // Delivered before the disconnect is seen: wait for it to be queued.
+  auto first = target_->GetNotifications(10s, sender_);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_TRUE(initiator_->Notify(peer_, "and more", request).ok());
+  ASSERT_TRUE(request.Wait(10s).ok());
+  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(initiator_->Disconnect(peer_).ok());
+  initiator_.reset();
+  auto got = target_->GetNotifications(10s);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].message, "and more");
+  EXPECT_EQ(got[0].peer, sender_);
+}
+
+// A WRITE the peer refuses (its region deregistered since the handshake)
+// must not be followed by its notification.
+TEST_P(NotificationTest, ATransferThePeerRefusedSendsNoNotification) {
+  ASSERT_TRUE(target_->DeregisterMemory(remote_).ok());
+  const TransferEntry entry{local(), remote_address(), 4096};
+  SubmitOptions options;
+  options.notification = "must not arrive";
+  TransferRequest request;
+  Status posted =
+      initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options);
+  if (posted.ok()) {
+    EXPECT_FALSE(request.Wait(10s).ok()) << "a refused write completed OK";
+  }
+  EXPECT_TRUE(target_->GetNotifications(500ms).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Transports, NotificationTest, ::testing::ValuesIn(NotifyCases()),
+    [](const auto& param_info) {
+      return param_info.param.transport +
+             (param_info.param.path == DevicePath::kStaged ? "_staged" : "");
+    });
+
+// The sender is killed while it streams WRITE + notification pairs into
+// distinct blocks: every notification the target got must find its block
+// whole, and the target's engine must carry on.
+class NotificationPeerDeathTest : public ::testing::TestWithParam<std::string> {};
+
+constexpr size_t kDeathBlock = size_t{64} << 10;
+constexpr size_t kDeathBlocks = 128;
+
+// The child: connects to `address`, writes block i then notifies "i", for
+// every block, then waits to be killed. Exits non-zero on any failure.
+[[noreturn]] void StreamNotifiedWrites(const std::string& transport, const std::string& address) {
+  EngineOptions options;
+  options.name = "doomed";
+  options.listen_address = "";
+  options.transports = {transport};
+  testing::UseVerbsDevice(options, testing::TestVerbsDevices().initiator);
+  auto engine = Engine::Create(options);
+  if (!engine.ok()) _exit(2);
+  auto local = (*engine)->AllocateMemory(kDeathBlock * kDeathBlocks, {});
+  if (!local.ok()) _exit(3);
+  ConnectOptions connect;
+  connect.transport = transport;
+  auto peer = (*engine)->Connect(address, connect);
+  if (!peer.ok()) _exit(4);
+  auto info = (*engine)->GetPeerInfo(*peer);
+  if (!info.ok() || info->regions.empty()) _exit(5);
+  auto* src = static_cast<uint8_t*>(local->address);
+  for (size_t i = 0; i < kDeathBlocks; ++i) {
+    NoteFill(src + i * kDeathBlock, kDeathBlock, static_cast<uint32_t>(i));
+    const TransferEntry entry{src + i * kDeathBlock, info->regions[0].address + i * kDeathBlock,
+                              kDeathBlock};
+    SubmitOptions submit;
+    const std::string note = std::to_string(i);
+    submit.notification = note;
+    TransferRequest request;
+    if (!(*engine)->Submit(*peer, OpCode::kWrite, std::span(&entry, 1), request, submit).ok()) {
+      _exit(6);
+    }
+    (void)request.Wait(10s);
+  }
+  pause();
+  _exit(0);
+}
+
+TEST_P(NotificationPeerDeathTest, NotificationsNeverPrecedeTheirDataWhenTheSenderIsKilled) {
+  if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
+    GTEST_SKIP() << testing::VerbsSkipReason();
+  }
+  auto target = MakeNotifyEngine(GetParam(), "target", "127.0.0.1:0",
+                                 testing::TestVerbsDevices().target, DevicePath::kAuto);
+  ASSERT_TRUE(target);
+  auto region = target->AllocateMemory(kDeathBlock * kDeathBlocks, {});
+  ASSERT_TRUE(region.ok());
+  auto* memory = static_cast<uint8_t*>(region->address);
+  const std::string address = target->listen_address();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) StreamNotifiedWrites(GetParam(), address);
+  size_t seen = 0;
+  bool killed = false;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto got = target->GetNotifications(100ms);
+    for (const Notification& n : got) {
+      const size_t i = std::stoul(n.message);
+      ASSERT_LT(i, kDeathBlocks);
+      EXPECT_TRUE(NoteMatches(memory + i * kDeathBlock, kDeathBlock, static_cast<uint32_t>(i)))
+          << "notification " << i << " arrived before its block";
+      EXPECT_EQ(n.peer_name, "doomed");
+      ++seen;
+    }
+    // Killed mid-stream, once a few notifications came through.
+    if (!killed && seen >= 8) {
+      kill(child, SIGKILL);
+      killed = true;
+    }
+    if (killed && got.empty()) break;
+  }
+  if (!killed) kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(killed) << "the sender delivered too few notifications: " << seen
+                      << "; its exit status " << status;
+  EXPECT_TRUE(WIFSIGNALED(status)) << "the sender failed on its own: exit " << WEXITSTATUS(status);
+  // The engine carries on: a new peer can connect and notify.
+  auto again = MakeNotifyEngine(GetParam(), "next", "", testing::TestVerbsDevices().initiator,
+                                DevicePath::kAuto);
+  ConnectOptions options;
+  options.transport = GetParam();
+  auto peer = again->Connect(address, options);
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  TransferRequest request;
+  ASSERT_TRUE(again->Notify(*peer, "alive", request).ok());
+  ASSERT_TRUE(request.Wait(10s).ok());
+  auto alive = target->GetNotifications(10s);
+  ASSERT_FALSE(alive.empty());
+  EXPECT_EQ(alive.back().message, "alive");
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, NotificationPeerDeathTest,
+                         ::testing::ValuesIn(testing::BuiltTransports()),
+                         [](const auto& param_info) { return param_info.param; });
+
+}  // namespace
+}  // namespace xfer
