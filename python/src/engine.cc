@@ -214,15 +214,36 @@ void PythonEngine::Transfer(PeerId peer, OpCode op, const py::iterable& entries,
 }
 
 Request PythonEngine::Submit(PeerId peer, OpCode op, const py::iterable& entries,
-                             uint32_t stream) {
+                             uint32_t stream, const Bytes& notification) {
   auto core = Open();
   const std::vector<TransferEntry> batch = EntriesFromPython(entries);
   auto operation = core->BeginOperation(batch);
+  SubmitOptions options;
+  options.stream = stream;
+  options.notification = notification.data;
   auto status = WithoutGil(
-      [&] { return core->engine().Submit(peer, op, batch, operation->request, stream); });
+      [&] { return core->engine().Submit(peer, op, batch, operation->request, options); });
   operation->in_call = false;
   ThrowIfError(status);
   return Request(operation);
+}
+
+Request PythonEngine::Notify(PeerId peer, const Bytes& message, uint32_t stream) {
+  auto core = Open();
+  // The engine copies the message before Notify returns: the operation
+  // holds no buffer.
+  auto operation = core->BeginOperation(std::span<const TransferEntry>{});
+  auto status = WithoutGil(
+      [&] { return core->engine().Notify(peer, message.data, operation->request, stream); });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return Request(operation);
+}
+
+std::vector<Notification> PythonEngine::GetNotifications(double timeout_seconds, PeerId from) {
+  auto core = Open();
+  const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  return WithoutGil([&] { return core->engine().GetNotifications(timeout, from); });
 }
 
 Request PythonEngine::PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream) {
@@ -365,11 +386,12 @@ void ReadBatch(PythonEngine& engine, PeerId peer, const py::iterable& entries, d
   engine.Transfer(peer, OpCode::kRead, entries, timeout);
 }
 Request WriteAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries,
-                   uint32_t stream) {
-  return engine.Submit(peer, OpCode::kWrite, entries, stream);
+                   uint32_t stream, const Bytes& notification) {
+  return engine.Submit(peer, OpCode::kWrite, entries, stream, notification);
 }
-Request ReadAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries, uint32_t stream) {
-  return engine.Submit(peer, OpCode::kRead, entries, stream);
+Request ReadAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries, uint32_t stream,
+                  const Bytes& notification) {
+  return engine.Submit(peer, OpCode::kRead, entries, stream, notification);
 }
 
 constexpr const char* kEngineDocHead =
@@ -546,20 +568,46 @@ void BindEngine(py::module_& module) {
            py::arg("timeout") = 10.0, "write() or read() by OpCode (Engine::Transfer).")
       .def(
           "write_async",
-          Checked<"write_async", "peer", "entries", "stream">::Free(&WriteAsync),
+          Checked<"write_async", "peer", "entries", "stream", "notification">::Free(&WriteAsync),
           py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
+          py::arg("notification") = py::bytes(),
           "Starts a WRITE batch (entries as for write()) on `stream` (modulo the\n"
           "connection's streams) and returns its Request. Validation errors raise\n"
           "xfer.Error at once, with nothing started; failures after that are the\n"
-          "Request's.")
+          "Request's. A non-empty `notification` (bytes, at most\n"
+          "MAX_NOTIFICATION_BYTES) reaches the peer's get_notifications() after every\n"
+          "byte of the batch is in its memory; the Request then also covers sending it.")
       .def(
           "read_async",
-          Checked<"read_async", "peer", "entries", "stream">::Free(&ReadAsync),
+          Checked<"read_async", "peer", "entries", "stream", "notification">::Free(&ReadAsync),
           py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
-          "Starts a READ batch; as write_async().")
+          py::arg("notification") = py::bytes(),
+          "Starts a READ batch; as write_async(). The notification reaches the peer\n"
+          "once every byte was read from its memory (it may then reuse it).")
       .def("submit",
-           Checked<"submit", "peer", "op", "entries", "stream">::Method(&PythonEngine::Submit), py::arg("peer"), py::arg("op"), py::arg("entries"),
-           py::arg("stream") = 0, "write_async() or read_async() by OpCode (Engine::Submit).")
+           Checked<"submit", "peer", "op", "entries", "stream", "notification">::Method(
+               &PythonEngine::Submit),
+           py::arg("peer"), py::arg("op"), py::arg("entries"), py::arg("stream") = 0,
+           py::arg("notification") = py::bytes(),
+           "write_async() or read_async() by OpCode (Engine::Submit).")
+      .def("notify",
+           Checked<"notify", "peer", "message", "stream">::Method(&PythonEngine::Notify),
+           py::arg("peer"), py::arg("message"), py::arg("stream") = 0,
+           "Sends `message` (bytes, 1..MAX_NOTIFICATION_BYTES) to the peer, behind the\n"
+           "data: the peer receives it only after every transfer this engine started\n"
+           "to it on the same stream before has reached (WRITE) or been read from\n"
+           "(READ) its memory, on every transport. Returns a Request that completes\n"
+           "once the message is on its way. xfer.Error INVALID_ARGUMENT (empty, too\n"
+           "long), NOT_FOUND (peer).")
+      .def("get_notifications",
+           Checked<"get_notifications", "timeout", "peer">::Method(
+               &PythonEngine::GetNotifications),
+           py::arg("timeout") = 0.0, py::arg("peer") = 0,
+           "The notifications received and not yet taken (list[Notification]),\n"
+           "oldest first per peer; from `peer` only when it is not 0. Waits up to\n"
+           "`timeout` seconds (float) for the first when there is none; [] when none\n"
+           "came. Notifications stay readable after their sender disconnected. GIL\n"
+           "released while waiting.")
       .def("post_send",
            Checked<"post_send", "peer", "address", "length", "stream">::Method(
                &PythonEngine::PostSend), py::arg("peer"), py::arg("address"),

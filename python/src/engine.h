@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "arguments.h"
 #include "engine_core.h"
 #include "region.h"
 #include "request.h"
@@ -48,7 +49,10 @@ class PythonEngine {
 
   void Transfer(PeerId peer, OpCode op, const pybind11::iterable& entries,
                 double timeout_seconds);
-  Request Submit(PeerId peer, OpCode op, const pybind11::iterable& entries, uint32_t stream);
+  Request Submit(PeerId peer, OpCode op, const pybind11::iterable& entries, uint32_t stream,
+                 const Bytes& notification);
+  Request Notify(PeerId peer, const Bytes& message, uint32_t stream);
+  std::vector<Notification> GetNotifications(double timeout_seconds, PeerId from);
   Request PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream);
   Request PostRecv(PeerId peer, uint64_t address, uint64_t capacity);
   size_t Send(PeerId peer, uint64_t address, uint64_t length, double timeout_seconds);

@@ -17,6 +17,7 @@ PYBIND11_MODULE(_xfer, module) {
   using namespace xfer::python;
   module.doc() = "Python bindings of libxfer, a one-sided RDMA/TCP/shm transfer engine.";
   module.attr("__version__") = XFER_PYTHON_VERSION;
+  module.attr("MAX_NOTIFICATION_BYTES") = xfer::kMaxNotificationBytes;
 
   // Order matters: each binds what the next ones refer to.
   BindEnums(module);

@@ -66,6 +66,20 @@ void BindPeerInfo(py::module_& module) {
                            p.name, p.transport, p.streams, p.regions.size());
       });
 
+  py::class_<Notification>(
+      module, "Notification",
+      "A message a peer sent with Engine.notify() or with a transfer's\n"
+      "`notification`, received once the transfer's bytes were in this side's memory.")
+      .def_readonly("peer", &Notification::peer, "The sender, as this engine names it (int).")
+      .def_readonly("peer_name", &Notification::peer_name, "The sender's engine name (str).")
+      .def_property_readonly(
+          "message", [](const Notification& n) { return py::bytes(n.message); },
+          "The bytes as sent (bytes).")
+      .def("__repr__", [](const Notification& n) {
+        return fmt::format("xfer.Notification(peer={}, peer_name='{}', message={} bytes)", n.peer,
+                           n.peer_name, n.message.size());
+      });
+
   py::class_<CudaDevice>(module, "CudaDevice", "A CUDA device as libxfer sees it.")
       .def_readonly("ordinal", &CudaDevice::ordinal, "What Engine.allocate's `device` takes (int).")
       .def_readonly("name", &CudaDevice::name, "e.g. 'NVIDIA H200' (str).")

@@ -15,6 +15,7 @@ bytes. See examples/one_sided_copy.py.
 """
 
 from ._xfer import (
+    MAX_NOTIFICATION_BYTES,
     Access,
     CudaDevice,
     DataMover,
@@ -22,6 +23,7 @@ from ._xfer import (
     Error,
     MemoryKind,
     NicPort,
+    Notification,
     OpCode,
     PeerInfo,
     Region,
@@ -36,6 +38,7 @@ from ._xfer import (
 )
 
 __all__ = [
+    "MAX_NOTIFICATION_BYTES",
     "Access",
     "CudaDevice",
     "DataMover",
@@ -43,6 +46,7 @@ __all__ = [
     "Error",
     "MemoryKind",
     "NicPort",
+    "Notification",
     "OpCode",
     "PeerInfo",
     "Region",

@@ -40,6 +40,7 @@ LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
   config.iterations = step.params.iterations;
   config.duration = step.duration;
   config.is_server = is_server;
+  config.notify = step.params.notify;
   config.timeout = step.params.timeout;
   OobChannel& oob = *step.session.oob;
   if (is_server && step.params.duration_s > 0) {
@@ -243,6 +244,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   info.transport = session.peer_info.transport;
   info.data_mover = session.peer_info.data_mover;
   info.staged = session.peer_info.staged;
+  info.notify = params.notify;
   info.qps = session.peer_info.streams;
   info.tx_depth = settings->tx_depth;
   info.cq_mod = settings->cq_mod;

@@ -133,6 +133,38 @@ Status AwaitByte(uint8_t* byte, uint8_t expected, const LatencyConfig& config,
   return Status::Ok();
 }
 
+// write_lat --notify: waits for the peer's notification of WRITE `seq`
+// (its text is the sequence number), polling the engine's inbox without
+// sleeping, as AwaitByte spins on the slot.
+Status AwaitNotification(Session& session, const LatencyConfig& config, uint64_t seq,
+                         bool& stopped) {
+  uint64_t spins = 0;
+  const uint64_t give_up = NowNs() + ToNs(config.timeout);
+  PeerWatch watch(config);
+  for (;;) {
+    auto got = session.engine->GetNotifications(std::chrono::nanoseconds(0), session.peer);
+    if (!got.empty()) {
+      if (got.size() != 1 || got.front().message != std::to_string(seq)) {
+        return ProtocolError(fmt::format("expected the peer's notification #{}, got {} ('{}')",
+                                         seq, got.size(), got.front().message));
+      }
+      return Status::Ok();
+    }
+    if ((++spins % 64) != 0) continue;
+    const uint64_t now = NowNs();
+    auto finished = watch.Check(now);
+    if (!finished.ok()) return finished.status();
+    if (*finished) {
+      stopped = true;
+      return Status::Ok();
+    }
+    if (now > give_up) {
+      return Timeout(fmt::format("peer's notification #{} did not arrive within {} ms", seq,
+                                 config.timeout.count()));
+    }
+  }
+}
+
 }  // namespace
 
 void ResetReceiveSlot(Session& session, const BufferLayout& layout, uint64_t size) {
@@ -150,7 +182,9 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
     if (pacer.ExpectAnswer(rcnt + 1) && !(scnt < 1 && config.is_server)) {
       bool stopped = false;
       ++rcnt;
-      XFER_RETURN_IF_ERROR(AwaitByte(poll, static_cast<uint8_t>(rcnt), config, rcnt, stopped));
+      XFER_RETURN_IF_ERROR(
+          config.notify ? AwaitNotification(session, config, rcnt, stopped)
+                        : AwaitByte(poll, static_cast<uint8_t>(rcnt), config, rcnt, stopped));
       if (stopped) break;
       pacer.Exchanged();
     }
@@ -159,8 +193,16 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
       continue;
     }
     source[config.size - 1] = static_cast<uint8_t>(++scnt);
-    XFER_RETURN_IF_ERROR(
-        session.engine->Submit(session.peer, OpCode::kWrite, std::span(&entry, 1), request));
+    if (config.notify) {
+      const std::string note = std::to_string(scnt);
+      SubmitOptions options;
+      options.notification = note;
+      XFER_RETURN_IF_ERROR(session.engine->Submit(session.peer, OpCode::kWrite,
+                                                  std::span(&entry, 1), request, options));
+    } else {
+      XFER_RETURN_IF_ERROR(
+          session.engine->Submit(session.peer, OpCode::kWrite, std::span(&entry, 1), request));
+    }
     XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
   }
   return pacer.Finish();

@@ -29,6 +29,9 @@ struct LatencyConfig {
   // end, the server when watch_peer says the client has.
   std::optional<DurationWindow> duration;
   bool is_server = false;
+  // write_lat: each WRITE carries a notification, and each side waits for
+  // the peer's (GetNotifications) instead of polling the slot's last byte.
+  bool notify = false;
   std::chrono::milliseconds timeout{10000};
   // Asked about once a millisecond while a side waits on its peer: false
   // to go on waiting, true when the peer has finished (duration mode,

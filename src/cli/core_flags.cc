@@ -270,6 +270,10 @@ constexpr FlagSpec kCoreFlags[] = {
      "How this side's buffers move: the transport's own path where it has one, else staged "
      "(auto); its own path only (direct); bounced through pinned host memory (staged)",
      nullptr, ApplyDevicePath},
+    {'\0', "notify", "", S::kWriteLatency, G::kXfer,
+     "Each WRITE carries a notification and each side waits for the peer's, not for the last "
+     "byte: the latency from submit to the target seeing it; implies --wire xfer",
+     nullptr, SetTrue<&BenchParams::notify>},
     {'\0', "loopback", "", S::kAll, G::kXfer,
      "Run the server in a child process and the client here (no <host>)", nullptr,
      ApplyLoopback},

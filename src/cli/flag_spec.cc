@@ -23,6 +23,8 @@ bool InScope(Scope scope, const TestInfo& test) {
     case Scope::kOneSidedBandwidth:
       return test.kind == bench::Kind::kBandwidth &&
              (test.verb == bench::Verb::kWrite || test.verb == bench::Verb::kRead);
+    case Scope::kWriteLatency:
+      return test.kind == bench::Kind::kLatency && test.verb == bench::Verb::kWrite;
   }
   return false;
 }
@@ -47,6 +49,8 @@ std::string_view ScopeRequirement(Scope scope) {
     case Scope::kOneSidedBandwidth:
       return "only for write_bw and read_bw (the other tests poll or receive into the buffer "
              "with the CPU, which cannot touch device memory)";
+    case Scope::kWriteLatency:
+      return "only for write_lat";
   }
   return "";
 }

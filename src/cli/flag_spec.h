@@ -25,6 +25,7 @@ enum class Scope : uint8_t {
   kWriteSend,   // write and send tests (perftest's -I)
   kAtomic,      // atomic_bw, atomic_lat
   kOneSidedBandwidth,  // write_bw, read_bw
+  kWriteLatency,       // write_lat
 };
 
 // True when `test` accepts flags of `scope`.

@@ -161,6 +161,10 @@ Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
     return InvalidArgument(
         "--secret-file: perftest's wire protocol has no place for a secret; use --wire xfer");
   }
+  if (params.notify) {
+    return InvalidArgument(
+        "--notify: perftest's wire protocol has no notifications; use --wire xfer");
+  }
   if (params.device_path == DevicePath::kStaged) {
     return InvalidArgument(
         "--device_path staged: perftest's wire registers the test buffer with the NIC, as stock "
@@ -212,6 +216,14 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
       params.notes.push_back(
           "--secret-file: runs on xfer's wire protocol (--wire xfer): perftest's has no place "
           "for a secret, so a stock perftest peer cannot join");
+    }
+  }
+  if (!params.wire && params.notify) {
+    params.wire = bench::Wire::kXfer;
+    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
+      params.notes.push_back(
+          "--notify: runs on xfer's wire protocol (--wire xfer): perftest's has no "
+          "notifications, so a stock perftest peer cannot join");
     }
   }
   if (!params.wire && params.device_path == DevicePath::kStaged) {

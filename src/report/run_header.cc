@@ -15,6 +15,7 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.transport = run.transport;
   info.data_mover = run.data_mover;
   info.staged = run.staged;
+  info.notify = run.notify;
   info.qps = run.qps;
   info.tx_depth = run.tx_depth;
   info.cq_mod = run.cq_mod;

@@ -660,6 +660,42 @@ TEST(CliE2e, AStagedRunSaysSoInItsHeaderAndJson) {
   EXPECT_EQ(direct.out.find("Local buffers"), std::string::npos) << direct.out;
 }
 
+TEST(CliE2e, WriteLatWithNotifyTimesThePeersNotificationAndSaysSo) {
+  for (const std::string transport : {"shm", "tcp"}) {
+    const std::string json = ::testing::TempDir() + "/notify-" + transport + ".json";
+    const ProcessResult run = RunXfer({"write_lat", "--loopback", "--transport", transport, "-s",
+                                       "8", "-n", "500", "--notify", "--json", json},
+                                      60s);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("Completion      : the peer's notification (--notify)"),
+              std::string::npos)
+        << run.out;
+    EXPECT_EQ(Rows(run.out).size(), 1u) << run.out;
+    const nlohmann::json document = ParseFileOrNull(json);
+    ASSERT_TRUE(document.is_object()) << json;
+    EXPECT_EQ(document["test_info"]["notify"], true);
+    EXPECT_GT(document["results"][0]["t_typical"].get<double>(), 0.0);
+    std::remove(json.c_str());
+  }
+  const ProcessResult plain =
+      RunXfer({"write_lat", "--loopback", "--transport", "tcp", "-n", "100"}, 60s);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("Completion"), std::string::npos) << plain.out;
+}
+
+TEST(CliE2e, NotifyIsRefusedOutsideWriteLatAndOnPerftestsWire) {
+  const ProcessResult bw = RunXfer({"write_bw", "--loopback", "--notify"}, 30s);
+  EXPECT_EQ(bw.exit_code, 2) << bw.err;
+  EXPECT_NE(bw.err.find("--notify"), std::string::npos) << bw.err;
+  EXPECT_NE(bw.err.find("only for write_lat"), std::string::npos) << bw.err;
+  const ProcessResult wire =
+      RunXfer({"write_lat", "--loopback", "--wire", "perftest", "--notify"}, 30s);
+  EXPECT_NE(wire.exit_code, 0) << wire.err;
+  EXPECT_NE(wire.err.find("--notify: perftest's wire protocol has no notifications"),
+            std::string::npos)
+      << wire.err;
+}
+
 TEST(CliE2e, AnUnknownDevicePathIsRefusedNamingTheChoices) {
   const ProcessResult run =
       RunXfer({"write_bw", "--loopback", "--device_path", "gpudirect"}, 30s);

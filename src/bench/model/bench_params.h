@@ -118,6 +118,10 @@ struct BenchParams {
   // dma-buf (perftest's verbs tests); otherwise by its address, which
   // needs nvidia-peermem.
   bool cuda_dmabuf = false;
+  // --notify (write_lat, xfer's wire): each WRITE carries a notification
+  // and each side waits for the peer's notification instead of polling
+  // the last byte: the latency is submit to the target seeing it.
+  bool notify = false;
   std::string json_path;        // --json FILE
   // The words typed, argv[0] first: recorded in the JSON document.
   std::vector<std::string> command_line;

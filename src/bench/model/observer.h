@@ -61,6 +61,8 @@ struct RunInfo {
   DataMover data_mover = DataMover::kKernel;
   // Whether this side's buffers were staged (PeerInfo::staged).
   bool staged = false;
+  // write_lat --notify: each exchange ends at the peer's notification.
+  bool notify = false;
   uint32_t qps = 1;
   uint32_t tx_depth = 0;
   uint32_t cq_mod = 0;

@@ -1,0 +1,74 @@
+"""Notifications from Python: a transfer's notification reaches the target
+after its bytes, a notification may be sent alone, and bad ones raise."""
+
+import time
+
+import pytest
+
+import xfer
+from support import pattern, raises_status
+
+StatusCode = xfer.StatusCode
+SIZE = 1 << 20
+
+
+def expose(target):
+    return target.allocate(SIZE)
+
+
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_a_writes_notification_arrives_after_its_bytes_with_the_senders_name(make_pair,
+                                                                             transport):
+    pair = make_pair(transport, setup=expose)
+    remote = pair.remote_of(pair.exposed)
+    local = pair.initiator.allocate(SIZE)
+    data = pattern(5, SIZE)
+    with memoryview(local) as view:
+        view[:] = data
+    request = pair.initiator.write_async(pair.peer, [(local.address, remote.address, SIZE)],
+                                         stream=0, notification=b"layer 3 ready")
+    got = pair.target.get_notifications(timeout=10.0)
+    # Read before waiting on the sender: the notification alone vouches.
+    with memoryview(pair.exposed) as view:
+        landed = view.tobytes() == data
+    request.wait(10.0)
+    assert len(got) == 1
+    assert landed
+    note = got[0]
+    assert isinstance(note, xfer.Notification)
+    assert note.peer == pair.target_peer
+    assert note.peer_name == "initiator"
+    assert note.message == b"layer 3 ready"
+    assert pair.initiator.get_notifications() == []
+
+
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_notifications_alone_keep_their_order_and_filter_by_peer(make_pair, transport):
+    pair = make_pair(transport)
+    for i in range(10):
+        pair.initiator.notify(pair.peer, b"n%d" % i).wait(10.0)
+    started = time.monotonic()
+    assert pair.target.get_notifications(timeout=0.1, peer=pair.target_peer + 1) == []
+    assert time.monotonic() - started < 5.0
+    got = []
+    deadline = time.monotonic() + 10.0
+    while len(got) < 10 and time.monotonic() < deadline:
+        got += [n.message for n in pair.target.get_notifications(timeout=1.0,
+                                                                 peer=pair.target_peer)]
+    assert got == [b"n%d" % i for i in range(10)]
+
+
+def test_binary_notifications_up_to_the_limit_arrive_whole_and_longer_ones_raise(make_pair):
+    pair = make_pair("tcp")
+    longest = bytes(range(256)) * (xfer.MAX_NOTIFICATION_BYTES // 256)
+    assert len(longest) == xfer.MAX_NOTIFICATION_BYTES == 4096
+    pair.initiator.notify(pair.peer, longest).wait(10.0)
+    assert [n.message for n in pair.target.get_notifications(timeout=10.0)] == [longest]
+    with raises_status(StatusCode.INVALID_ARGUMENT):
+        pair.initiator.notify(pair.peer, longest + b"x")
+    with raises_status(StatusCode.INVALID_ARGUMENT):
+        pair.initiator.notify(pair.peer, b"")
+    with raises_status(StatusCode.NOT_FOUND):
+        pair.initiator.notify(pair.peer + 1000, b"x")
+    with pytest.raises(TypeError, match="message"):
+        pair.initiator.notify(pair.peer, "text is not bytes")
