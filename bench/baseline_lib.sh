@@ -20,6 +20,22 @@ iperf3_bytes_per_s() {  # [LENGTH]
   wait "$server" 2>/dev/null || true
 }
 
+# One UCX ucx_perftest run over shared memory (UCX_TLS=posix,self): a
+# server in the background on a free port, the client here. Prints the
+# "Final:" line's fields: for *_bw tests the overall message rate
+# (messages/s), for *_lat tests the median one-way latency in ns. Needs
+# ucx_perftest (Debian: ucx-utils).
+ucx_shm() {  # TEST SIZE ITERATIONS
+  local port=$((20000 + RANDOM % 20000))
+  UCX_TLS=posix,self ucx_perftest -p "$port" >/dev/null 2>&1 &
+  local server=$!
+  for _ in $(seq 50); do ss -ltn | grep -q ":$port " && break; sleep 0.05; done
+  UCX_TLS=posix,self timeout 120 ucx_perftest 127.0.0.1 -p "$port" -t "$1" -s "$2" -n "$3" \
+    2>/dev/null | awk -v t="$1" '/^Final:/ {
+      if (t ~ /_lat$/) printf "%.0f\n", $3 * 1000; else printf "%.0f\n", $NF }'
+  wait "$server" 2>/dev/null || true
+}
+
 # Google Benchmark's bytes_per_second for the one benchmark FILTER selects,
 # from bench/memcpy_baseline in build DIR.
 memcpy_bytes_per_s() {  # BUILD_DIR FILTER

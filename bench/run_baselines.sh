@@ -4,6 +4,10 @@
 #   shm write_bw / read_bw at 64 KiB and 1 MiB  vs single-core memcpy of that size   (>= 0.95x)
 #   shm write_bw 8 B message rate               vs a bare two-core store+flag ring   (>= 1.0x)
 #   shm write_lat 8 B                           vs a ping-pong over one cache line   (<= 1.2x)
+#   shm write_bw 8 B, prepared list of 64       vs UCX ucp_put_bw over posix shm     (>= 1.0x)
+#                                               and the bare store+flag ring (reported)
+#   shm write_lat 8 B                           vs UCX ucp_put_lat over posix shm    (<= 1.0x)
+#     (the UCX rows need ucx_perftest: Debian's ucx-utils; skipped, saying so, without it)
 #   tcp write_bw 1 MiB                          vs iperf3, best of default/1M writes (>= 1.0x)
 #   tcp send_lat, write_lat 8 B                 vs a bare TCP_NODELAY ping-pong      (<= 1.2x, <= 1.5x)
 #   matrix shm H2rH / rH2H at 16 KiB            vs memcpy of 128 MiB in 16 KiB blocks (>= 0.9x)
@@ -43,6 +47,8 @@ iperf_mibps() {  # the better of iperf3's default writes and 1 MiB writes
     awk 'NR == 1 || $1 > best { best = $1 } END { printf "%.2f\n", best / 1048576 }'
 }
 
+ucx=$(command -v ucx_perftest || true)
+
 declare -A samples
 add() { samples[$1]+="$2"$'\n'; }
 for ((r = 0; r < rounds; r++)); do
@@ -54,6 +60,11 @@ for ((r = 0; r < rounds; r++)); do
   done
   add "ring" "$("$bare" ring 20000000)"
   add "rate" "$(xfer_msg_per_s write_bw --transport shm -s 8)"
+  add "prepared rate" "$(xfer_msg_per_s write_bw --transport shm -s 8 -l 64 --prepared)"
+  if [[ -n $ucx ]]; then
+    add "ucx put_bw" "$(ucx_shm ucp_put_bw 8 "$rate_iters")"
+    add "ucx put_lat" "$(ucx_shm ucp_put_lat 8 "$lat_iters")"
+  fi
   add "line" "$("$bare" pingpong "$lat_iters")"
   add "shm write_lat" "$(xfer_latency_ns write_lat --transport shm -s 8 -n "$lat_iters")"
   add "tcp" "$(xfer_mibps write_bw --transport tcp -s 1M)"
@@ -86,6 +97,18 @@ done
 to_m() { awk -v v="$1" 'BEGIN { printf "%.3f\n", v / 1e6 }'; }
 compare "shm write_bw 8 B rate / ring" "$(to_m "$(m rate)")" "$(to_m "$(m ring)")" Mmsg/s min 1.0
 compare "shm write_lat 8 B / cache line" "$(m "shm write_lat")" "$(m line)" ns max 1.2
+if [[ -n $ucx ]]; then
+  compare "shm prepared 64 x 8 B / UCX put_bw" "$(to_m "$(m "prepared rate")")" \
+    "$(to_m "$(m "ucx put_bw")")" Mmsg/s min 1.0
+  compare "shm write_lat 8 B / UCX put_lat" "$(m "shm write_lat")" "$(m "ucx put_lat")" ns max 1.0
+else
+  echo "shm prepared 64 x 8 B / UCX put_bw   skipped: no ucx_perftest (apt-get install ucx-utils)"
+  echo "shm write_lat 8 B / UCX put_lat      skipped: no ucx_perftest (apt-get install ucx-utils)"
+fi
+# Reported, not a goal: how far the prepared path is from the hardware.
+awk -v a="$(to_m "$(m "prepared rate")")" -v b="$(to_m "$(m ring)")" 'BEGIN {
+  printf "%-34s %12.2f %-7s vs %12.2f %-7s ratio %5.2f  (the physical limit; no goal)\n",
+         "shm prepared 64 x 8 B / ring", a, "Mmsg/s", b, "Mmsg/s", a / b }'
 compare "tcp write_bw 1M / iperf3" "$(m tcp)" "$(m iperf3)" MiB/s min 1.0
 compare "tcp send_lat 8 B / TCP ping-pong" "$(m "tcp send_lat")" "$(m "tcp pingpong")" ns max 1.2
 compare "tcp write_lat 8 B / TCP ping-pong" "$(m "tcp write_lat")" "$(m "tcp pingpong")" ns max 1.5

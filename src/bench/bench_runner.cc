@@ -108,6 +108,11 @@ Result<BwResult> MeasureBandwidth(const SizeStep& step) {
   }
   const OpCode op = step.params.verb == Verb::kWrite ? OpCode::kWrite : OpCode::kRead;
   XFER_RETURN_IF_ERROR(WarmUp(step.session, step.layout, config, op));
+  if (step.params.prepared) {
+    auto post = PreparedPost(step.session, step.layout, config, op);
+    if (!post.ok()) return post.status();
+    return RunBandwidthLoop(step.session, step.layout, config, *post);
+  }
   return RunBandwidthLoop(step.session, step.layout, config, OneSidedPost(step.session, op));
 }
 
@@ -245,6 +250,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   info.data_mover = session.peer_info.data_mover;
   info.staged = session.peer_info.staged;
   info.notify = params.notify;
+  info.prepared = params.prepared;
   info.qps = session.peer_info.streams;
   info.tx_depth = settings->tx_depth;
   info.cq_mod = settings->cq_mod;

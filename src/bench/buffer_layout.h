@@ -25,6 +25,12 @@ class BufferLayout {
   // Offset inside a slot of the k-th message of `size` bytes: perftest's
   // increase_rem_addr, INC(size) = max(ROUND_UP(size, 64), 64), wrapping
   // every kCycleBuffer / INC messages; 0 for larger messages.
+  // How many messages of `size` bytes MessageOffset cycles through.
+  static uint64_t MessagesPerCycle(uint64_t size) {
+    if (size > kCycleBuffer / 2) return 1;
+    return kCycleBuffer / std::max(RoundUp(size, kCacheLine), kCacheLine);
+  }
+
   static uint64_t MessageOffset(uint64_t size, uint64_t k) {
     if (size > kCycleBuffer / 2) return 0;
     const uint64_t inc = std::max(RoundUp(size, kCacheLine), kCacheLine);

@@ -1,6 +1,9 @@
 #include "bench/bw_runner.h"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
+#include <numeric>
 #include <vector>
 
 #include <fmt/format.h>
@@ -197,6 +200,45 @@ PostFn OneSidedPost(Session& session, OpCode op) {
                         uint32_t stream) {
     return session.engine->Submit(session.peer, op, batch, request, stream);
   };
+}
+
+Result<PostFn> PreparedPost(Session& session, const BufferLayout& layout,
+                            const BwRunConfig& config, OpCode op) {
+  const uint64_t length = std::lcm(BufferLayout::MessagesPerCycle(config.size),
+                                   uint64_t{config.post_list});
+  if (length > std::numeric_limits<uint32_t>::max()) {
+    return InvalidArgument("--prepared: the list would exceed 2^32 entries");
+  }
+  struct StreamList {
+    PreparedTransfers list;
+    uint64_t posted = 0;  // batches submitted
+  };
+  auto lists = std::make_shared<std::vector<StreamList>>(config.streams);
+  for (uint32_t q = 0; q < config.streams; ++q) {
+    std::vector<TransferEntry> entries(length);
+    for (uint64_t i = 0; i < length; ++i) {
+      const uint64_t offset = BufferLayout::MessageOffset(config.size, i);
+      entries[i] = {session.local_slot(layout, q) + offset,
+                    session.remote_slot(layout, config.remote_slot_base + q) + offset,
+                    config.size};
+    }
+    auto list = session.engine->PrepareTransfers(session.peer, entries);
+    if (!list.ok()) return list.status().WithContext("--prepared");
+    (*lists)[q].list = std::move(*list);
+  }
+  const auto per_batch = config.post_list;
+  const uint64_t batches = length / per_batch;
+  return PostFn([&session, lists, per_batch, batches, op](
+                    std::span<const TransferEntry> batch, TransferRequest& request,
+                    uint32_t stream) {
+    StreamList& s = (*lists)[stream];
+    const auto first = static_cast<uint32_t>((s.posted % batches) * per_batch);
+    (void)batch;  // the same addresses, from the list
+    Status status = session.engine->SubmitPrepared(s.list, op, first, per_batch, request,
+                                                   SubmitOptions{stream, {}});
+    if (status.ok()) ++s.posted;
+    return status;
+  });
 }
 
 PostFn SendPost(Session& session) {

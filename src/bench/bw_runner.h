@@ -55,6 +55,14 @@ Result<BwResult> RunBandwidthLoop(Session& session, const BufferLayout& layout,
 
 // PostFn for one-sided READ or WRITE through Engine::Submit.
 PostFn OneSidedPost(Session& session, OpCode op);
+// PostFn for one-sided READ or WRITE through prepared lists
+// (Engine::PrepareTransfers), the path a KV-cache mover takes: per stream,
+// one list of the lcm(buffer cycle, post_list) messages the loop cycles
+// through, prepared before the first post; each post submits the stream's
+// next post_list entries of it. The same addresses as OneSidedPost's.
+// Errors: PrepareTransfers'.
+Result<PostFn> PreparedPost(Session& session, const BufferLayout& layout,
+                            const BwRunConfig& config, OpCode op);
 // PostFn for two-sided sends (entries of one message each; post_list 1).
 PostFn SendPost(Session& session);
 

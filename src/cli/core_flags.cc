@@ -270,6 +270,10 @@ constexpr FlagSpec kCoreFlags[] = {
      "How this side's buffers move: the transport's own path where it has one, else staged "
      "(auto); its own path only (direct); bounced through pinned host memory (staged)",
      nullptr, ApplyDevicePath},
+    {'\0', "prepared", "", S::kOneSidedBandwidth, G::kXfer,
+     "Post through prepared transfer lists, checked once and submitted by index (the path of "
+     "KV-cache movers); implies --wire xfer",
+     nullptr, SetTrue<&BenchParams::prepared>},
     {'\0', "notify", "", S::kWriteLatency, G::kXfer,
      "Each WRITE carries a notification and each side waits for the peer's, not for the last "
      "byte: the latency from submit to the target seeing it; implies --wire xfer",

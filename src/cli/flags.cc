@@ -165,6 +165,11 @@ Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
     return InvalidArgument(
         "--notify: perftest's wire protocol has no notifications; use --wire xfer");
   }
+  if (params.prepared) {
+    return InvalidArgument(
+        "--prepared: perftest's wire posts verbs work requests itself; prepared lists run on "
+        "xfer's wire (--wire xfer)");
+  }
   if (params.device_path == DevicePath::kStaged) {
     return InvalidArgument(
         "--device_path staged: perftest's wire registers the test buffer with the NIC, as stock "
@@ -216,6 +221,14 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
       params.notes.push_back(
           "--secret-file: runs on xfer's wire protocol (--wire xfer): perftest's has no place "
           "for a secret, so a stock perftest peer cannot join");
+    }
+  }
+  if (!params.wire && params.prepared) {
+    params.wire = bench::Wire::kXfer;
+    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
+      params.notes.push_back(
+          "--prepared: runs on xfer's wire protocol (--wire xfer), whose engine prepares the "
+          "lists; a stock perftest peer cannot join");
     }
   }
   if (!params.wire && params.notify) {

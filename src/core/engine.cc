@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/engine_impl.h"
+#include "core/prepared_list.h"
 #include "transport/transport_registry.h"
 #include "xfer/engine.h"
 
@@ -113,6 +114,12 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   return std::unique_ptr<Engine>(
       new core::EngineImpl(options, std::move(secret), std::move(transports.value()),
                            std::move(listener)));
+}
+
+PeerId PreparedTransfers::peer() const { return list_ ? list_->peer() : 0; }
+
+uint32_t PreparedTransfers::size() const {
+  return list_ ? static_cast<uint32_t>(list_->entries().size()) : 0;
 }
 
 Status Engine::Transfer(PeerId peer, OpCode op, std::span<const TransferEntry> entries,

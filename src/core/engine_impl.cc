@@ -3,11 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <limits>
+#include <vector>
 
 #include <fmt/format.h>
-
-#include <vector>
 
 #include "common/request_access.h"
 
@@ -33,6 +34,57 @@ EngineOptions WithoutSecret(EngineOptions options) {
   options.secret.clear();
   return options;
 }
+
+// Posts a checked, direct (not staged) request with `post`, then its
+// notification if it has one, as one request: the hold keeps the
+// transfer's completion from ending it before the notification has joined.
+template <typename Post>
+Status PostThenNotify(transport::Endpoint& endpoint, Post&& post, TransferRequest& request,
+                      uint32_t stream, std::span<const uint8_t> notification) {
+  if (notification.empty()) return post();
+  internal::RequestAccess::Hold(request);
+  if (Status posted = post(); !posted.ok()) {
+    internal::RequestAccess::Abandon(request);
+    return posted;
+  }
+  // The transfer is under way: a notification the transport refuses now
+  // (its queues filled meanwhile, the connection failed) is the request's
+  // final status, and the peer never sees it.
+  Status notified = endpoint.PostNotify(notification, request, stream);
+  internal::RequestAccess::Release(
+      request, notified.WithContext("the transfer started, its notification was not sent"));
+  return Status::Ok();
+}
+
+Access Intersect(Access a, Access b) {
+  return static_cast<Access>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
+}
+
+// Entries of a list a selection takes, gathered where they are not one
+// contiguous range: on the stack for the common batch, else on the heap.
+class GatheredEntries {
+ public:
+  GatheredEntries(std::span<const TransferEntry> all,
+                  const transport::PreparedSelection& selection) {
+    if (selection.indices.empty()) {
+      view_ = all.subspan(selection.first, selection.count);
+      return;
+    }
+    TransferEntry* out = stack_.data();
+    if (selection.size() > stack_.size()) {
+      heap_.resize(selection.size());
+      out = heap_.data();
+    }
+    for (size_t i = 0; i < selection.size(); ++i) out[i] = all[selection.indices[i]];
+    view_ = {out, selection.size()};
+  }
+  std::span<const TransferEntry> view() const { return view_; }
+
+ private:
+  std::array<TransferEntry, 64> stack_;
+  std::vector<TransferEntry> heap_;
+  std::span<const TransferEntry> view_;
+};
 
 }  // namespace
 
@@ -304,32 +356,14 @@ Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntr
     if (!staged.ok()) return staged.status();
     return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
   }
-  return PostDirect(*connection, op, entries, request, stream, notification);
-}
-
-Status EngineImpl::PostDirect(PeerConnection& connection, OpCode op,
-                              std::span<const TransferEntry> entries, TransferRequest& request,
-                              uint32_t stream, std::span<const uint8_t> notification) {
-  auto& endpoint = connection.endpoint();
-  auto post = [&] {
-    return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
-                                : endpoint.PostRead(entries, request, stream);
-  };
-  if (notification.empty()) return post();
-  // Two posts, one request: the hold keeps the transfer's completion from
-  // ending it before the notification has joined.
-  internal::RequestAccess::Hold(request);
-  if (Status posted = post(); !posted.ok()) {
-    internal::RequestAccess::Abandon(request);
-    return posted;
-  }
-  // The transfer is under way: a notification the transport refuses now
-  // (its queues filled meanwhile, the connection failed) is the request's
-  // final status, and the peer never sees it.
-  Status notified = endpoint.PostNotify(notification, request, stream);
-  internal::RequestAccess::Release(
-      request, notified.WithContext("the transfer started, its notification was not sent"));
-  return Status::Ok();
+  auto& endpoint = connection->endpoint();
+  return PostThenNotify(
+      endpoint,
+      [&] {
+        return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
+                                    : endpoint.PostRead(entries, request, stream);
+      },
+      request, stream, notification);
 }
 
 Status EngineImpl::Notify(PeerId peer, std::string_view message, TransferRequest& request,
@@ -348,6 +382,145 @@ Status EngineImpl::Notify(PeerId peer, std::string_view message, TransferRequest
     return connection->staging().Submit(OpCode::kWrite, {}, request, stream, BytesOf(message));
   }
   return connection->endpoint().PostNotify(BytesOf(message), request, stream);
+}
+
+Result<PreparedTransfers> EngineImpl::PrepareTransfers(PeerId peer,
+                                                       std::span<const TransferEntry> entries) {
+  if (entries.empty()) return InvalidArgument("an empty prepared list");
+  if (entries.size() > std::numeric_limits<uint32_t>::max()) {
+    return InvalidArgument(fmt::format("a prepared list holds at most {} entries, not {}",
+                                       std::numeric_limits<uint32_t>::max(), entries.size()));
+  }
+  auto connection = peers_.Find(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  XFER_RETURN_IF_ERROR(CheckOneSided(*connection, 1));
+  // Before the checks: a deregistration racing them makes the first
+  // submission look again.
+  const uint64_t removals = memory_.removals();
+  std::vector<uint64_t> local_regions;
+  local_regions.reserve(entries.size());
+  Access granted = Access::kRemoteReadWrite;
+  bool stages = false;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TransferEntry& e = entries[i];
+    if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
+    auto local = CheckLocal(e.local, e.length, "local buffer");
+    if (!local.ok()) return local.status().WithContext(fmt::format("entry {}", i));
+    local_regions.push_back(memory_.RegionIdOf(AddressOf(e.local), e.length));
+    auto remote = connection->remote().Check(e.remote, e.length, Access::kNone);
+    if (!remote.ok()) return remote.status().WithContext(fmt::format("entry {}", i));
+    granted = Intersect(granted, (*remote)->access);
+    if (Status carried = CheckCarried(*connection, *local, (*remote)->kind); !carried.ok()) {
+      return carried.WithContext(fmt::format("entry {}", i));
+    }
+    stages = stages || connection->Stages(*local);
+  }
+  auto list = std::make_shared<internal::PreparedList>(
+      peer, &*connection, std::vector<TransferEntry>(entries.begin(), entries.end()),
+      std::move(local_regions), granted, stages, removals);
+  // A staged list takes Submit's staged path: the transport never sees the
+  // caller's buffers, so it has nothing to prepare.
+  if (!stages) {
+    auto batch = connection->endpoint().Prepare(entries);
+    if (!batch.ok()) return batch.status();
+    list->set_batch(std::move(batch.value()));
+  }
+  return PreparedTransfers(std::move(list));
+}
+
+Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op, uint32_t first,
+                                  uint32_t count, TransferRequest& request,
+                                  const SubmitOptions& options) {
+  internal::PreparedList* list = handle.list();
+  if (list == nullptr) return InvalidArgument("an empty PreparedTransfers handle");
+  const size_t size = list->entries().size();
+  if (count == 0 || first > size || count > size - first) {
+    return InvalidArgument(fmt::format("entries [{}, +{}) are not in the {}-entry prepared list",
+                                       first, count, size));
+  }
+  return SubmitSelection(*list, op, {first, count, {}}, request, options);
+}
+
+Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op,
+                                  std::span<const uint32_t> indices, TransferRequest& request,
+                                  const SubmitOptions& options) {
+  internal::PreparedList* list = handle.list();
+  if (list == nullptr) return InvalidArgument("an empty PreparedTransfers handle");
+  if (indices.empty()) return InvalidArgument("no entries selected");
+  const size_t size = list->entries().size();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= size) {
+      return InvalidArgument(fmt::format("index {} (at {}) is not in the {}-entry prepared list",
+                                         indices[i], i, size));
+    }
+  }
+  return SubmitSelection(*list, op, {0, 0, indices}, request, options);
+}
+
+Status EngineImpl::SubmitSelection(internal::PreparedList& list, OpCode op,
+                                   const transport::PreparedSelection& selection,
+                                   TransferRequest& request, const SubmitOptions& options) {
+  if (internal::RequestAccess::InFlight(request)) {
+    return InvalidArgument("request is already in flight");
+  }
+  if (list.invalid()) return list.why_invalid();
+  if (memory_.removals() != list.removals_seen()) XFER_RETURN_IF_ERROR(RecheckLocalRegions(list));
+  const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
+  if (!HasAccess(list.granted(), needed)) {
+    return PermissionDenied(fmt::format("a region of the prepared list does not grant remote {}",
+                                        op == OpCode::kWrite ? "write" : "read"));
+  }
+  const std::span<const uint8_t> notification = BytesOf(options.notification);
+  if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotificationLength(notification.size()));
+  auto connection = peers_.Find(list.peer());
+  if (!connection || &*connection != list.connection()) {
+    return NotFound(fmt::format("the prepared list's connection to peer {} is closed", list.peer()));
+  }
+  XFER_RETURN_IF_ERROR(CheckOneSided(*connection, selection.size()));
+  if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
+  uint32_t stream = options.stream;
+  const uint32_t streams = connection->info().streams;
+  if (stream >= streams) stream %= streams;
+  if (list.stages() || connection->staging().busy()) {
+    const GatheredEntries gathered(list.entries(), selection);
+    auto staged = StagedEntries(*connection, gathered.view());
+    if (!staged.ok()) return staged.status();
+    return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
+  }
+  auto& endpoint = connection->endpoint();
+  if (const transport::PreparedBatch* batch = list.batch()) {
+    Status status = PostThenNotify(
+        endpoint,
+        [&] { return endpoint.PostPrepared(*batch, list.entries(), selection, op, request, stream); },
+        request, stream, notification);
+    // The transport found a region the peer revoked: the list can never
+    // be submitted whole again.
+    if (status.code() == StatusCode::kOutOfRange) list.Invalidate(status);
+    return status;
+  }
+  const GatheredEntries gathered(list.entries(), selection);
+  return PostThenNotify(
+      endpoint,
+      [&] {
+        return op == OpCode::kWrite ? endpoint.PostWrite(gathered.view(), request, stream)
+                                    : endpoint.PostRead(gathered.view(), request, stream);
+      },
+      request, stream, notification);
+}
+
+Status EngineImpl::RecheckLocalRegions(internal::PreparedList& list) const {
+  const uint64_t removals = memory_.removals();
+  const auto entries = list.entries();
+  const auto regions = list.local_regions();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (memory_.RegionIdOf(AddressOf(entries[i].local), entries[i].length) != regions[i]) {
+      list.Invalidate(FailedPrecondition(fmt::format(
+          "entry {}'s local region {} was deregistered", i, regions[i])));
+      return list.why_invalid();
+    }
+  }
+  list.set_removals_seen(removals);
+  return Status::Ok();
 }
 
 std::vector<Notification> EngineImpl::GetNotifications(std::chrono::nanoseconds timeout,

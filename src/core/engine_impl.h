@@ -17,6 +17,7 @@
 #include "core/notification_inbox.h"
 #include "core/peer_connection.h"
 #include "core/peer_table.h"
+#include "core/prepared_list.h"
 #include "core/shared_secret.h"
 #include "xfer/engine.h"
 
@@ -46,6 +47,13 @@ class EngineImpl final : public Engine {
                 uint32_t stream) override;
   std::vector<Notification> GetNotifications(std::chrono::nanoseconds timeout,
                                              PeerId from) override;
+  Result<PreparedTransfers> PrepareTransfers(PeerId peer,
+                                             std::span<const TransferEntry> entries) override;
+  Status SubmitPrepared(const PreparedTransfers& list, OpCode op, uint32_t first, uint32_t count,
+                        TransferRequest& request, const SubmitOptions& options) override;
+  Status SubmitPrepared(const PreparedTransfers& list, OpCode op,
+                        std::span<const uint32_t> indices, TransferRequest& request,
+                        const SubmitOptions& options) override;
   Status PostSend(PeerId peer, const void* data, size_t length, TransferRequest& request,
                   uint32_t stream) override;
   Status PostRecv(PeerId peer, void* buffer, size_t capacity, TransferRequest& request) override;
@@ -60,11 +68,13 @@ class EngineImpl final : public Engine {
   Status SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                   TransferRequest& request, uint32_t stream,
                   std::span<const uint8_t> notification);
-  // Posts a checked, direct (not staged) request, then its notification if
-  // it has one, as one request.
-  static Status PostDirect(PeerConnection& connection, OpCode op,
-                           std::span<const TransferEntry> entries, TransferRequest& request,
-                           uint32_t stream, std::span<const uint8_t> notification);
+  // SubmitPrepared's work once the selection is checked against the list.
+  Status SubmitSelection(internal::PreparedList& list, OpCode op,
+                         const transport::PreparedSelection& selection, TransferRequest& request,
+                         const SubmitOptions& options);
+  // Looks for every local region of `list` again after a deregistration;
+  // invalidates the list, and says why, when one is gone.
+  Status RecheckLocalRegions(internal::PreparedList& list) const;
   // One line naming the refused peer and why, to options_.refusal_log.
   void LogRefusal(const std::string& from, const Status& why) const;
   ConnectContext Context();

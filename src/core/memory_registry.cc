@@ -200,10 +200,19 @@ Status MemoryRegistry::Deregister(
     removed = it->second;
     by_address_.erase(it);
     PublishLocked();
+    removals_.fetch_add(1, std::memory_order_acq_rel);
   }
   Status withdrawn = withdraw(removed.view);
   Release(removed);
   return withdrawn;
+}
+
+uint64_t MemoryRegistry::RegionIdOf(uint64_t address, uint64_t length) const {
+  const auto region = index_.Find(address);
+  if (!region || !transport::RangeInside(address, length, region->address, region->length)) {
+    return 0;
+  }
+  return region->id;
 }
 
 Result<MemoryKind> MemoryRegistry::Locate(uint64_t address, uint64_t length,

@@ -4,6 +4,7 @@
 #ifndef XFER_CORE_MEMORY_REGISTRY_H_
 #define XFER_CORE_MEMORY_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -66,6 +67,14 @@ class MemoryRegistry final : public transport::LocalMemory {
   Status PinHostRegions();
 
   Result<MemoryKind> Locate(uint64_t address, uint64_t length, Access needed) const override;
+
+  // The id of the region [address, +length) lies inside, 0 when none.
+  // Lock-free, as Locate.
+  uint64_t RegionIdOf(uint64_t address, uint64_t length) const;
+  // How many regions were deregistered so far: a prepared list compares it
+  // with the count it last saw to know whether to look for its regions
+  // again. One atomic load.
+  uint64_t removals() const { return removals_.load(std::memory_order_acquire); }
   std::vector<transport::LocalRegionView> Snapshot() const override;
 
  private:
@@ -91,6 +100,9 @@ class MemoryRegistry final : public transport::LocalMemory {
   bool pin_host_ = false;                 // GUARDED_BY(mu_); see Pinning
   std::vector<IndexedRegion> published_;  // GUARDED_BY(mu_); scratch for PublishLocked
   RegionIndex index_;                     // written under mu_, read by Locate
+  // Raised after each removal is published: a reader that sees the new
+  // count finds the region gone from the index.
+  std::atomic<uint64_t> removals_{0};
 };
 
 // The table a peer receives in the handshake for these regions.

@@ -119,6 +119,7 @@ json JsonTestInfo(const TestInfo& info) {
            {"role", RoleName(info.role)},
            {"Number_of_qps", info.qps}};
   if (info.notify) out["notify"] = true;
+  if (info.prepared) out["prepared"] = true;
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;

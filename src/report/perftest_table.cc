@@ -123,6 +123,7 @@ std::string TestHeader(const TestInfo& info) {
   AppendField(&out, "Transport", info.transport);
   if (info.staged) AppendField(&out, "Local buffers", "staged through pinned host memory");
   if (info.notify) AppendField(&out, "Completion", "the peer's notification (--notify)");
+  if (info.prepared) AppendField(&out, "Posting", "prepared transfer lists (--prepared)");
   AppendField(&out, "Number of qps", info.qps);
   AppendDepthFields(&out, info);
   out += ResultLine();

@@ -16,6 +16,7 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.data_mover = run.data_mover;
   info.staged = run.staged;
   info.notify = run.notify;
+  info.prepared = run.prepared;
   info.qps = run.qps;
   info.tx_depth = run.tx_depth;
   info.cq_mod = run.cq_mod;

@@ -119,6 +119,29 @@ struct EndpointSetup {
 //   6. build error messages (fmt, strings) only on the error path.
 // Errors are cold; a transport may be slow to report one, never to post.
 
+// A transport's own resolution of a prepared list (Engine::
+// PrepareTransfers): what its posts would otherwise look up per entry
+// (shm: the peer mapping's address and revocation slot of each remote
+// range). Owned by the list; used only with the endpoint that made it.
+class PreparedBatch {
+ public:
+  virtual ~PreparedBatch() = default;
+};
+
+// Which entries of a prepared list one submission takes: [first, first +
+// count) when `indices` is empty, else the entries at `indices`, in order.
+// The engine has checked every index against the list.
+struct PreparedSelection {
+  uint32_t first = 0;
+  uint32_t count = 0;
+  std::span<const uint32_t> indices;
+
+  size_t size() const { return indices.empty() ? count : indices.size(); }
+  uint32_t operator[](size_t i) const {
+    return indices.empty() ? first + static_cast<uint32_t>(i) : indices[i];
+  }
+};
+
 // One connection to one peer.
 //
 // Every Post* call is made only after the engine checked what it can: the
@@ -193,6 +216,28 @@ class Endpoint {
   virtual Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
     (void)buffer, (void)capacity, (void)request;
     return NotSupported("this transport has no send/recv");
+  }
+
+  // Resolves a list's entries once (checked by the engine as for PostWrite,
+  // except the remote access, which PostPrepared's caller checks per op).
+  // Null, the default: the transport has nothing worth preparing, and the
+  // engine posts the selected entries with PostWrite / PostRead. Errors:
+  // what PostWrite would refuse the entries for (kOutOfRange for a region
+  // the peer revoked, kNotSupported), kConnectionLost.
+  virtual Result<std::unique_ptr<PreparedBatch>> Prepare(std::span<const TransferEntry> entries) {
+    (void)entries;
+    return std::unique_ptr<PreparedBatch>();
+  }
+  // Posts the selected entries of a batch this endpoint's Prepare made from
+  // `entries`, as PostWrite (op kWrite) or PostRead would post them, with
+  // the same completion and errors; the peer's revocation of a region the
+  // batch reaches is kOutOfRange, as PostWrite's. Only called for a batch
+  // Prepare returned (never null).
+  virtual Status PostPrepared(const PreparedBatch& batch, std::span<const TransferEntry> entries,
+                              const PreparedSelection& selection, OpCode op,
+                              TransferRequest& request, uint32_t stream) {
+    (void)batch, (void)entries, (void)selection, (void)op, (void)request, (void)stream;
+    return NotSupported("this transport prepares nothing");
   }
 
   // Sends `message` (1..kMaxNotificationBytes bytes, copied before this

@@ -683,6 +683,30 @@ TEST(CliE2e, WriteLatWithNotifyTimesThePeersNotificationAndSaysSo) {
   EXPECT_EQ(plain.out.find("Completion"), std::string::npos) << plain.out;
 }
 
+TEST(CliE2e, PreparedListsMoveTheSameMessagesAndSaySo) {
+  for (const std::string transport : {"shm", "tcp"}) {
+    for (const std::string test : {"write_bw", "read_bw"}) {
+      const std::string json = ::testing::TempDir() + "/prepared-" + transport + ".json";
+      const ProcessResult run =
+          RunXfer({test, "--loopback", "--transport", transport, "-s", "8", "-l", "16", "-n",
+                   "3200", "--prepared", "--json", json},
+                  60s);
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+      EXPECT_NE(run.out.find("Posting         : prepared transfer lists (--prepared)"),
+                std::string::npos)
+          << run.out;
+      const auto rows = Rows(run.out);
+      ASSERT_EQ(rows.size(), 1u) << run.out;
+      const nlohmann::json document = ParseFileOrNull(json);
+      ASSERT_TRUE(document.is_object()) << json;
+      EXPECT_EQ(document["test_info"]["prepared"], true);
+      EXPECT_EQ(document["results"][0]["n_iterations"], 3200);
+      EXPECT_GT(document["results"][0]["MsgRate"].get<double>(), 0.0);
+      std::remove(json.c_str());
+    }
+  }
+}
+
 TEST(CliE2e, NotifyIsRefusedOutsideWriteLatAndOnPerftestsWire) {
   const ProcessResult bw = RunXfer({"write_bw", "--loopback", "--notify"}, 30s);
   EXPECT_EQ(bw.exit_code, 2) << bw.err;

@@ -122,6 +122,9 @@ struct BenchParams {
   // and each side waits for the peer's notification instead of polling
   // the last byte: the latency is submit to the target seeing it.
   bool notify = false;
+  // --prepared (write_bw, read_bw; xfer's wire): post through prepared
+  // transfer lists (Engine::PrepareTransfers) instead of Submit.
+  bool prepared = false;
   std::string json_path;        // --json FILE
   // The words typed, argv[0] first: recorded in the JSON document.
   std::vector<std::string> command_line;

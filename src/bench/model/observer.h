@@ -63,6 +63,8 @@ struct RunInfo {
   bool staged = false;
   // write_lat --notify: each exchange ends at the peer's notification.
   bool notify = false;
+  // write_bw/read_bw --prepared: posted through prepared transfer lists.
+  bool prepared = false;
   uint32_t qps = 1;
   uint32_t tx_depth = 0;
   uint32_t cq_mod = 0;

@@ -172,6 +172,84 @@ Status ShmEndpoint::PostOneSided(std::span<const TransferEntry> entries, Transfe
   return Status::Ok();
 }
 
+// A prepared list whose every entry is a memcpy through our mapping.
+class ShmEndpoint::MappedBatch final : public PreparedBatch {
+ public:
+  std::vector<uint8_t*> remote;          // per entry: our address of its remote range
+  std::vector<RevocationSlot*> regions;  // each region the list reaches, once
+};
+
+Result<std::unique_ptr<PreparedBatch>> ShmEndpoint::Prepare(
+    std::span<const TransferEntry> entries) {
+  PostScope scope(*this);
+  if (!scope.admitted()) return Closed();
+  auto batch = std::make_unique<MappedBatch>();
+  batch->remote.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TransferEntry& e = entries[i];
+    auto region = mapping_.Resolve(e.remote, e.length, Access::kNone);
+    if (!region.ok()) return region.status().WithContext(fmt::format("entry {}", i));
+    auto route = RouteFor(e, **region);
+    if (!route.ok()) return route.status().WithContext(fmt::format("entry {}", i));
+    if (route->path != Path::kMemcpy) return std::unique_ptr<PreparedBatch>();
+    batch->remote.push_back(PeerMapping::Translate(**region, e.remote));
+    RevocationSlot* slot = (*region)->revocation;
+    if (std::find(batch->regions.begin(), batch->regions.end(), slot) == batch->regions.end()) {
+      batch->regions.push_back(slot);
+    }
+  }
+  return std::unique_ptr<PreparedBatch>(std::move(batch));
+}
+
+Status ShmEndpoint::PostPrepared(const PreparedBatch& prepared,
+                                 std::span<const TransferEntry> entries,
+                                 const PreparedSelection& selection, OpCode op,
+                                 TransferRequest& request, uint32_t stream) {
+  const auto& batch = static_cast<const MappedBatch&>(prepared);
+  const bool write = op == OpCode::kWrite;
+  if (device_completions_.busy()) {
+    // Rare: keep posting order behind device requests the slow way.
+    std::vector<TransferEntry> gathered(selection.size());
+    for (size_t i = 0; i < gathered.size(); ++i) gathered[i] = entries[selection[i]];
+    return PostOneSided(gathered, request, write, stream);
+  }
+  PostScope scope(*this);
+  if (!scope.admitted()) return Closed();
+  if (channel_->broken()) return channel_->failure();
+  for (size_t k = 0; k < batch.regions.size(); ++k) {
+    if (BeginCopy(*batch.regions[k])) continue;
+    for (size_t j = 0; j < k; ++j) EndCopy(*batch.regions[j]);
+    if (RevokedByClose(*batch.regions[k])) {
+      return ConnectionLost("shm: the peer closed the connection");
+    }
+    return OutOfRange(fmt::format("shm: the prepared list reaches region id {}, which the peer "
+                                  "has deregistered",
+                                  batch.regions[k]->region_id));
+  }
+  internal::RequestAccess::Start(request, 1);
+  size_t moved = 0;
+  auto copy = [&](uint32_t index) {
+    const TransferEntry& e = entries[index];
+    uint8_t* remote = batch.remote[index];
+    if (write) {
+      std::memcpy(remote, e.local, e.length);
+    } else {
+      std::memcpy(e.local, remote, e.length);
+    }
+    moved += e.length;
+  };
+  if (selection.indices.empty()) {
+    for (uint32_t i = selection.first, end = selection.first + selection.count; i < end; ++i) {
+      copy(i);
+    }
+  } else {
+    for (const uint32_t index : selection.indices) copy(index);
+  }
+  for (RevocationSlot* slot : batch.regions) EndCopy(*slot);
+  internal::RequestAccess::Complete(request, Status::Ok(), moved);
+  return Status::Ok();
+}
+
 void ShmEndpoint::CompleteAfterDeviceCopies(const ResolvedBatch& batch, TransferRequest& request,
                                             const Status& status, size_t moved,
                                             const std::vector<cuda::CopyStream*>& streams) {

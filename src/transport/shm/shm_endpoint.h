@@ -83,6 +83,19 @@ class ShmEndpoint final : public Endpoint {
   Status PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
                   uint32_t stream) override;
 
+  // Resolves each remote range to our mapping of it once, and collects the
+  // revocation slots of the regions the list reaches. Lists with an entry
+  // that does not move by memcpy (process_vm, device memory) prepare
+  // nothing: they post as batches do.
+  Result<std::unique_ptr<PreparedBatch>> Prepare(std::span<const TransferEntry> entries) override;
+  // Admits the list's regions (one BeginCopy each, however many entries),
+  // copies the selected entries with memcpy and completes the request
+  // before returning: no lookup per entry. Behind pending device requests
+  // it posts as PostWrite does, to keep posting order.
+  Status PostPrepared(const PreparedBatch& batch, std::span<const TransferEntry> entries,
+                      const PreparedSelection& selection, OpCode op, TransferRequest& request,
+                      uint32_t stream) override;
+
   // See MessageChannel::PostSend / PostRecv. `stream` is ignored.
   Status PostSend(const void* data, size_t length, TransferRequest& request,
                   uint32_t stream) override;
@@ -116,6 +129,7 @@ class ShmEndpoint final : public Endpoint {
  private:
   class PostScope;
   class ResolvedBatch;
+  class MappedBatch;
 
   // How one entry's bytes move.
   enum class Path { kMemcpy, kProcessVm, kDevice };
