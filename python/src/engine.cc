@@ -240,6 +240,59 @@ Request PythonEngine::Notify(PeerId peer, const Bytes& message, uint32_t stream)
   return Request(operation);
 }
 
+PythonPrepared PythonEngine::Prepare(PeerId peer, const py::iterable& entries) {
+  auto core = Open();
+  PythonPrepared prepared;
+  prepared.entries = EntriesFromPython(entries);
+  auto list = WithoutGil([&] { return core->engine().PrepareTransfers(peer, prepared.entries); });
+  prepared.list = ValueOrThrow(std::move(list));
+  return prepared;
+}
+
+Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, uint32_t first,
+                                     const py::object& count, const py::object& indices,
+                                     uint32_t stream, const Bytes& notification) {
+  auto core = Open();
+  const size_t size = prepared.entries.size();
+  std::vector<uint32_t> chosen;
+  if (!indices.is_none()) {
+    if (!count.is_none() || first != 0) {
+      throw py::value_error("submit_prepared takes a range (first, count) or indices, not both");
+    }
+    for (py::handle index : py::iterable(indices)) {
+      chosen.push_back(static_cast<uint32_t>(UnsignedFromPython(index, "indices", UINT32_MAX)));
+    }
+  }
+  const auto taken = count.is_none()
+                         ? static_cast<uint32_t>(first < size ? size - first : 0)
+                         : static_cast<uint32_t>(UnsignedFromPython(count, "count", UINT32_MAX));
+  // The entries this submission reads or fills, for BeginOperation; those
+  // out of the list are left for the engine to refuse.
+  std::vector<TransferEntry> touched;
+  if (chosen.empty()) {
+    for (uint64_t i = first; i < size && i < uint64_t{first} + taken; ++i) {
+      touched.push_back(prepared.entries[i]);
+    }
+  } else {
+    for (uint32_t index : chosen) {
+      if (index < size) touched.push_back(prepared.entries[index]);
+    }
+  }
+  auto operation = core->BeginOperation(touched);
+  SubmitOptions options;
+  options.stream = stream;
+  options.notification = notification.data;
+  auto status = WithoutGil([&] {
+    return chosen.empty() ? core->engine().SubmitPrepared(prepared.list, op, first, taken,
+                                                          operation->request, options)
+                          : core->engine().SubmitPrepared(prepared.list, op, chosen,
+                                                          operation->request, options);
+  });
+  operation->in_call = false;
+  ThrowIfError(status);
+  return Request(operation);
+}
+
 std::vector<Notification> PythonEngine::GetNotifications(double timeout_seconds, PeerId from) {
   auto core = Open();
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
@@ -599,6 +652,25 @@ void BindEngine(py::module_& module) {
            "(READ) its memory, on every transport. Returns a Request that completes\n"
            "once the message is on its way. xfer.Error INVALID_ARGUMENT (empty, too\n"
            "long), NOT_FOUND (peer).")
+      .def("prepare",
+           Checked<"prepare", "peer", "entries">::Method(&PythonEngine::Prepare),
+           py::arg("peer"), py::arg("entries"),
+           "Checks and resolves a list of (local_address, remote_address, length)\n"
+           "entries against `peer` once and returns it (PreparedTransfers), for\n"
+           "submit_prepared() to take ranges or index lists of many times with no\n"
+           "per-entry checks. Raises what write_async() raises for a bad entry.")
+      .def("submit_prepared",
+           Checked<"submit_prepared", "prepared", "op", "first", "count", "indices", "stream",
+                   "notification">::Method(&PythonEngine::SubmitPrepared),
+           py::arg("prepared"), py::arg("op"), py::arg("first") = 0,
+           py::arg("count") = py::none(), py::arg("indices") = py::none(),
+           py::arg("stream") = 0, py::arg("notification") = py::bytes(),
+           "Starts entries [first, first + count) of a prepared list (count None: to\n"
+           "its end), or the entries at `indices` in that order, as one READ or WRITE\n"
+           "(op) and returns its Request; `notification` as write_async(). xfer.Error\n"
+           "INVALID_ARGUMENT (outside the list), PERMISSION_DENIED (the op's access),\n"
+           "NOT_FOUND (its connection closed), FAILED_PRECONDITION (the list was\n"
+           "invalidated: a region of it deregistered here or revoked by the peer).")
       .def("get_notifications",
            Checked<"get_notifications", "timeout", "peer">::Method(
                &PythonEngine::GetNotifications),

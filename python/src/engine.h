@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "arguments.h"
 #include "engine_core.h"
@@ -23,6 +24,14 @@ namespace xfer::python {
 // engine's state (EngineCore) until close(); each call takes its own for
 // its duration, so a call running with the GIL released on one thread is
 // never left without its engine by a close() on another.
+// A prepared transfer list (Engine::PrepareTransfers) with its entries,
+// whose local addresses each submission keeps from being deregistered
+// while it runs.
+struct PythonPrepared {
+  PreparedTransfers list;
+  std::vector<TransferEntry> entries;
+};
+
 class PythonEngine {
  public:
   // Creates the engine and starts listening (GIL released). Throws
@@ -52,6 +61,11 @@ class PythonEngine {
   Request Submit(PeerId peer, OpCode op, const pybind11::iterable& entries, uint32_t stream,
                  const Bytes& notification);
   Request Notify(PeerId peer, const Bytes& message, uint32_t stream);
+  PythonPrepared Prepare(PeerId peer, const pybind11::iterable& entries);
+  // `count` None: to the end of the list; `indices` None: the range.
+  Request SubmitPrepared(const PythonPrepared& list, OpCode op, uint32_t first,
+                         const pybind11::object& count, const pybind11::object& indices,
+                         uint32_t stream, const Bytes& notification);
   std::vector<Notification> GetNotifications(double timeout_seconds, PeerId from);
   Request PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream);
   Request PostRecv(PeerId peer, uint64_t address, uint64_t capacity);

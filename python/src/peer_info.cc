@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include "engine.h"
 #include "xfer/device.h"
 #include "xfer/engine.h"
 
@@ -64,6 +65,18 @@ void BindPeerInfo(py::module_& module) {
       .def("__repr__", [](const PeerInfo& p) {
         return fmt::format("xfer.PeerInfo(name='{}', transport='{}', streams={}, regions={})",
                            p.name, p.transport, p.streams, p.regions.size());
+      });
+
+  py::class_<PythonPrepared>(
+      module, "PreparedTransfers",
+      "A transfer list checked once against one peer (Engine.prepare); submit\n"
+      "ranges or index lists of it with Engine.submit_prepared().")
+      .def_property_readonly("peer", [](const PythonPrepared& p) { return p.list.peer(); },
+                             "The peer it was prepared against (int).")
+      .def("__len__", [](const PythonPrepared& p) { return p.entries.size(); })
+      .def("__repr__", [](const PythonPrepared& p) {
+        return fmt::format("xfer.PreparedTransfers(peer={}, entries={})", p.list.peer(),
+                           p.entries.size());
       });
 
   py::class_<Notification>(

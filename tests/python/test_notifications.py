@@ -72,3 +72,39 @@ def test_binary_notifications_up_to_the_limit_arrive_whole_and_longer_ones_raise
         pair.initiator.notify(pair.peer + 1000, b"x")
     with pytest.raises(TypeError, match="message"):
         pair.initiator.notify(pair.peer, "text is not bytes")
+
+
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_a_prepared_list_moves_the_selected_entries_as_often_as_wanted(make_pair, transport):
+    pair = make_pair(transport, setup=expose)
+    remote = pair.remote_of(pair.exposed)
+    local = pair.initiator.allocate(SIZE)
+    block = 4096
+    entries = [(local.address + i * block, remote.address + i * block, block) for i in range(64)]
+    prepared = pair.initiator.prepare(pair.peer, entries)
+    assert isinstance(prepared, xfer.PreparedTransfers)
+    assert len(prepared) == 64 and prepared.peer == pair.peer
+    data = pattern(7, 64 * block)
+    with memoryview(local) as view:
+        view[:64 * block] = data
+    for _ in range(3):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=8, count=8).wait(10.0)
+    request = pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, indices=[63, 0],
+                                             notification=b"done")
+    assert [n.message for n in pair.target.get_notifications(timeout=10.0)] == [b"done"]
+    assert request.wait(10.0) == 2 * block
+    with memoryview(pair.exposed) as view:
+        landed = view.tobytes()
+    for i in range(64):
+        expected = data[i * block:(i + 1) * block] if (8 <= i < 16 or i in (0, 63)) \
+            else bytes(block)
+        assert landed[i * block:(i + 1) * block] == expected, i
+    with raises_status(StatusCode.INVALID_ARGUMENT):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=60, count=5)
+    with raises_status(StatusCode.INVALID_ARGUMENT):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, indices=[64])
+    with pytest.raises(ValueError, match="not both"):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=1, indices=[2])
+    pair.initiator.deregister(local)
+    with raises_status(StatusCode.FAILED_PRECONDITION):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=0, count=1)
