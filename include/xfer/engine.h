@@ -179,6 +179,22 @@ struct SubmitOptions {
   // notification is on its way. 1..kMaxNotificationBytes bytes, copied
   // before Submit returns. See Engine::Notify for delivery.
   std::string_view notification;
+  // A deadline for this request, from Submit; 0: none (each blocking step
+  // is still bounded by EngineOptions::io_timeout). Past it, a request
+  // still in flight completes with kTimeout:
+  //   - a staged request still queued behind others is dropped: no byte
+  //     of it moved, and the connection carries on;
+  //   - otherwise its work is with the transport (frames in tcp's socket,
+  //     work requests on the NIC, device copies queued, chunks of a staged
+  //     request in flight), and nothing but closing the connection stops
+  //     that work from touching memory: the engine closes it, which fails
+  //     the connection's other requests with kConnectionLost. shm's host
+  //     copies complete inside Submit, so they never reach a deadline.
+  // Like a timed-out Transfer, a WRITE past its deadline may have written
+  // any part of its entries; a READ may have filled any part of its local
+  // buffers, and nothing more once the request completed. Each watched
+  // request keeps a small record until its deadline passes.
+  std::chrono::nanoseconds timeout{0};
 };
 
 namespace internal {
@@ -383,6 +399,24 @@ class XFER_API Engine {
   // notification longer than kMaxNotificationBytes.
   virtual Status Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                         TransferRequest& request, const SubmitOptions& options) = 0;
+
+  // Cancels a request submitted to `peer`: what has not started is not
+  // executed, and the request completes with kCancelled (unless a part of
+  // it failed first; one that completes while Cancel runs may report its
+  // own status or kCancelled) once nothing of it can still touch memory.
+  // What "started" means:
+  //   - a staged request still queued is dropped whole (no byte moved); a
+  //     running one posts no further chunk and completes once the chunks
+  //     in flight land;
+  //   - a direct request's work is with the transport from Submit on
+  //     (shm's host copies are even done by then): the request completes,
+  //     with kCancelled, when that work ends, within io_timeout. A
+  //     cancelled WRITE may so have written any part of its entries, up to
+  //     all of them; a cancelled READ may have filled any part of its
+  //     buffers. To stop a direct request at once, Disconnect the peer.
+  // The connection stays up in every case. Errors: kNotFound (no such peer,
+  // or the request is not in flight).
+  virtual Status Cancel(PeerId peer, TransferRequest& request) = 0;
 
   // Notifications, NIXL's genNotif/getNotifs. Sends `message`
   // (1..kMaxNotificationBytes bytes, copied before this returns) to the

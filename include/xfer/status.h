@@ -31,6 +31,9 @@ enum class StatusCode : uint8_t {
   kFailedPrecondition, // the system is not in a state to do it (no device, port down)
   kIoError,            // a system call failed
   kInternal,           // a bug in libxfer
+  // The caller cancelled the request (Engine::Cancel). Last, so that the
+  // codes peers exchange on the wire (kOk..kInternal) keep their values.
+  kCancelled,
 };
 
 // Returns a stable lower-case name such as "out of range".
@@ -99,6 +102,7 @@ inline Status ResourceExhausted(std::string m) { return {StatusCode::kResourceEx
 inline Status FailedPrecondition(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 
 // Either a value of type T or a non-OK Status; shaped like C++23
 // std::expected. Accessing value() of an error Result is a bug (asserts in

@@ -15,6 +15,7 @@ namespace xfer {
 
 namespace internal {
 class RequestAccess;
+class CompletionWatch;
 }  // namespace internal
 
 enum class OpCode : uint8_t {
@@ -90,6 +91,9 @@ class XFER_API TransferRequest {
   std::atomic<bool> failed_{false};
   mutable std::mutex error_mu_;  // guards error_; taken only on failure
   Status error_;
+  // Told of the completion before it is published, when a deadline watches
+  // the request (SubmitOptions::timeout); null otherwise.
+  std::atomic<internal::CompletionWatch*> watch_{nullptr};
 };
 
 }  // namespace xfer

@@ -214,13 +214,14 @@ void PythonEngine::Transfer(PeerId peer, OpCode op, const py::iterable& entries,
 }
 
 Request PythonEngine::Submit(PeerId peer, OpCode op, const py::iterable& entries,
-                             uint32_t stream, const Bytes& notification) {
+                             uint32_t stream, const Bytes& notification, double timeout_seconds) {
   auto core = Open();
   const std::vector<TransferEntry> batch = EntriesFromPython(entries);
-  auto operation = core->BeginOperation(batch);
   SubmitOptions options;
   options.stream = stream;
   options.notification = notification.data;
+  if (timeout_seconds != 0.0) options.timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  auto operation = core->BeginOperation(batch);
   auto status = WithoutGil(
       [&] { return core->engine().Submit(peer, op, batch, operation->request, options); });
   operation->in_call = false;
@@ -251,7 +252,8 @@ PythonPrepared PythonEngine::Prepare(PeerId peer, const py::iterable& entries) {
 
 Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, uint32_t first,
                                      const py::object& count, const py::object& indices,
-                                     uint32_t stream, const Bytes& notification) {
+                                     uint32_t stream, const Bytes& notification,
+                                     double timeout_seconds) {
   auto core = Open();
   const size_t size = prepared.entries.size();
   std::vector<uint32_t> chosen;
@@ -278,10 +280,11 @@ Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, 
       if (index < size) touched.push_back(prepared.entries[index]);
     }
   }
-  auto operation = core->BeginOperation(touched);
   SubmitOptions options;
   options.stream = stream;
   options.notification = notification.data;
+  if (timeout_seconds != 0.0) options.timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
+  auto operation = core->BeginOperation(touched);
   auto status = WithoutGil([&] {
     return chosen.empty() ? core->engine().SubmitPrepared(prepared.list, op, first, taken,
                                                           operation->request, options)
@@ -291,6 +294,11 @@ Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, 
   operation->in_call = false;
   ThrowIfError(status);
   return Request(operation);
+}
+
+void PythonEngine::Cancel(PeerId peer, const Request& request) {
+  auto core = Open();
+  ThrowIfError(WithoutGil([&] { return core->engine().Cancel(peer, request.in_flight()); }));
 }
 
 std::vector<Notification> PythonEngine::GetNotifications(double timeout_seconds, PeerId from) {
@@ -439,12 +447,12 @@ void ReadBatch(PythonEngine& engine, PeerId peer, const py::iterable& entries, d
   engine.Transfer(peer, OpCode::kRead, entries, timeout);
 }
 Request WriteAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries,
-                   uint32_t stream, const Bytes& notification) {
-  return engine.Submit(peer, OpCode::kWrite, entries, stream, notification);
+                   uint32_t stream, const Bytes& notification, double timeout) {
+  return engine.Submit(peer, OpCode::kWrite, entries, stream, notification, timeout);
 }
 Request ReadAsync(PythonEngine& engine, PeerId peer, const py::iterable& entries, uint32_t stream,
-                  const Bytes& notification) {
-  return engine.Submit(peer, OpCode::kRead, entries, stream, notification);
+                  const Bytes& notification, double timeout) {
+  return engine.Submit(peer, OpCode::kRead, entries, stream, notification, timeout);
 }
 
 constexpr const char* kEngineDocHead =
@@ -621,28 +629,41 @@ void BindEngine(py::module_& module) {
            py::arg("timeout") = 10.0, "write() or read() by OpCode (Engine::Transfer).")
       .def(
           "write_async",
-          Checked<"write_async", "peer", "entries", "stream", "notification">::Free(&WriteAsync),
+          Checked<"write_async", "peer", "entries", "stream", "notification", "timeout">::Free(
+              &WriteAsync),
           py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
-          py::arg("notification") = py::bytes(),
+          py::arg("notification") = py::bytes(), py::arg("timeout") = 0.0,
           "Starts a WRITE batch (entries as for write()) on `stream` (modulo the\n"
           "connection's streams) and returns its Request. Validation errors raise\n"
           "xfer.Error at once, with nothing started; failures after that are the\n"
           "Request's. A non-empty `notification` (bytes, at most\n"
           "MAX_NOTIFICATION_BYTES) reaches the peer's get_notifications() after every\n"
-          "byte of the batch is in its memory; the Request then also covers sending it.")
+          "byte of the batch is in its memory; the Request then also covers sending it.\n"
+          "`timeout` (seconds, float; 0: none) is the request's deadline: past it the\n"
+          "Request fails with TIMEOUT; a staged request still queued is dropped, and\n"
+          "one whose work is with the transport ends by closing its connection.")
       .def(
           "read_async",
-          Checked<"read_async", "peer", "entries", "stream", "notification">::Free(&ReadAsync),
+          Checked<"read_async", "peer", "entries", "stream", "notification", "timeout">::Free(
+              &ReadAsync),
           py::arg("peer"), py::arg("entries"), py::arg("stream") = 0,
-          py::arg("notification") = py::bytes(),
+          py::arg("notification") = py::bytes(), py::arg("timeout") = 0.0,
           "Starts a READ batch; as write_async(). The notification reaches the peer\n"
           "once every byte was read from its memory (it may then reuse it).")
       .def("submit",
-           Checked<"submit", "peer", "op", "entries", "stream", "notification">::Method(
+           Checked<"submit", "peer", "op", "entries", "stream", "notification", "timeout">::Method(
                &PythonEngine::Submit),
            py::arg("peer"), py::arg("op"), py::arg("entries"), py::arg("stream") = 0,
-           py::arg("notification") = py::bytes(),
+           py::arg("notification") = py::bytes(), py::arg("timeout") = 0.0,
            "write_async() or read_async() by OpCode (Engine::Submit).")
+      .def("cancel", Checked<"cancel", "peer", "request">::Method(&PythonEngine::Cancel),
+           py::arg("peer"), py::arg("request"),
+           "Cancels a Request to `peer`: what has not started never runs, and the\n"
+           "Request fails with CANCELLED once nothing of it can touch memory. A staged\n"
+           "request still queued moves nothing; a running one stops between chunks;\n"
+           "a direct one is with the transport already, and ends when its work does\n"
+           "(a cancelled WRITE may have written any part of its entries). The\n"
+           "connection stays up. xfer.Error NOT_FOUND if the Request is not in flight.")
       .def("notify",
            Checked<"notify", "peer", "message", "stream">::Method(&PythonEngine::Notify),
            py::arg("peer"), py::arg("message"), py::arg("stream") = 0,
@@ -661,10 +682,11 @@ void BindEngine(py::module_& module) {
            "per-entry checks. Raises what write_async() raises for a bad entry.")
       .def("submit_prepared",
            Checked<"submit_prepared", "prepared", "op", "first", "count", "indices", "stream",
-                   "notification">::Method(&PythonEngine::SubmitPrepared),
+                   "notification", "timeout">::Method(&PythonEngine::SubmitPrepared),
            py::arg("prepared"), py::arg("op"), py::arg("first") = 0,
            py::arg("count") = py::none(), py::arg("indices") = py::none(),
            py::arg("stream") = 0, py::arg("notification") = py::bytes(),
+           py::arg("timeout") = 0.0,
            "Starts entries [first, first + count) of a prepared list (count None: to\n"
            "its end), or the entries at `indices` in that order, as one READ or WRITE\n"
            "(op) and returns its Request; `notification` as write_async(). xfer.Error\n"

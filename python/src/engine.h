@@ -59,13 +59,14 @@ class PythonEngine {
   void Transfer(PeerId peer, OpCode op, const pybind11::iterable& entries,
                 double timeout_seconds);
   Request Submit(PeerId peer, OpCode op, const pybind11::iterable& entries, uint32_t stream,
-                 const Bytes& notification);
+                 const Bytes& notification, double timeout_seconds);
+  void Cancel(PeerId peer, const Request& request);
   Request Notify(PeerId peer, const Bytes& message, uint32_t stream);
   PythonPrepared Prepare(PeerId peer, const pybind11::iterable& entries);
   // `count` None: to the end of the list; `indices` None: the range.
   Request SubmitPrepared(const PythonPrepared& list, OpCode op, uint32_t first,
                          const pybind11::object& count, const pybind11::object& indices,
-                         uint32_t stream, const Bytes& notification);
+                         uint32_t stream, const Bytes& notification, double timeout_seconds);
   std::vector<Notification> GetNotifications(double timeout_seconds, PeerId from);
   Request PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream);
   Request PostRecv(PeerId peer, uint64_t address, uint64_t capacity);

@@ -32,7 +32,8 @@ void BindEnums(py::module_& module) {
       .value("FAILED_PRECONDITION", StatusCode::kFailedPrecondition,
              "the system is not in a state to do it")
       .value("IO_ERROR", StatusCode::kIoError, "a system call failed")
-      .value("INTERNAL", StatusCode::kInternal, "a bug in libxfer");
+      .value("INTERNAL", StatusCode::kInternal, "a bug in libxfer")
+      .value("CANCELLED", StatusCode::kCancelled, "the caller cancelled the request");
 
   py::enum_<Access>(module, "Access",
                     "Which remote operations a registered region admits. Local use (the source of "

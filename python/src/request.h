@@ -32,6 +32,9 @@ class Request {
   Status status() const { return operation_->request.Test(); }
   bool done() const { return operation_->request.done(); }
   size_t bytes() const { return operation_->request.bytes(); }
+  // The engine's handle of the operation, for Engine.cancel: the one call
+  // that acts on a request in flight rather than observing it.
+  TransferRequest& in_flight() const { return const_cast<TransferRequest&>(operation_->request); }
 
  private:
   std::shared_ptr<const Operation> operation_;

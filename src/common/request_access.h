@@ -10,6 +10,18 @@
 
 namespace xfer::internal {
 
+// Something that must learn of a request's completion before its owner
+// can (a deadline that must stop touching the request once it is done).
+class CompletionWatch {
+ public:
+  // Called once, by the thread completing the request, before the request
+  // is published as done: the request is still valid during the call.
+  virtual void Finished() = 0;
+
+ protected:
+  ~CompletionWatch() = default;
+};
+
 class RequestAccess {
  public:
   // True when `request` is in flight (and so must not be submitted again).
@@ -43,6 +55,20 @@ class RequestAccess {
   // becomes the request's final status. The last part to finish completes
   // the request (release store: its data is visible to whoever sees done()).
   static void FinishPart(TransferRequest& request, const Status& status, size_t bytes);
+
+  // Installs `watch` on a request not in flight, before it is posted.
+  static void Watch(TransferRequest& request, CompletionWatch* watch) {
+    request.watch_.store(watch, std::memory_order_release);
+  }
+  // Removes it again, when the post failed (the request stays untouched).
+  static void Unwatch(TransferRequest& request) {
+    request.watch_.store(nullptr, std::memory_order_release);
+  }
+  // Makes `status` the request's final status unless a part already
+  // failed, without finishing a part: cancellation, decided while parts
+  // are still under way. REQUIRES: the caller knows the request is alive
+  // (in flight, or owned by the caller).
+  static void Preempt(TransferRequest& request, const Status& status);
 
   // Finishes a request started with one part: no read-modify-write on the
   // success path, since nobody else can be finishing it (a held request,

@@ -18,6 +18,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kFailedPrecondition: return "failed precondition";
     case StatusCode::kIoError: return "i/o error";
     case StatusCode::kInternal: return "internal error";
+    case StatusCode::kCancelled: return "cancelled";
   }
   return "unknown status";
 }

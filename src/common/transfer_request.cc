@@ -140,7 +140,20 @@ void RequestAccess::Complete(TransferRequest& request, const Status& status, siz
   MarkDone(request);
 }
 
+void RequestAccess::Preempt(TransferRequest& request, const Status& status) {
+  std::lock_guard lock(request.error_mu_);
+  if (!request.error_.ok() || !TransferRequest::InFlight(request.state_.load())) return;
+  request.error_ = status;
+  request.failed_.store(true, std::memory_order_release);
+}
+
 void RequestAccess::MarkDone(TransferRequest& request) {
+  // The watch first: it must stop using the request before the owner may
+  // destroy it. Only the completing thread gets here.
+  if (CompletionWatch* watch = request.watch_.load(std::memory_order_acquire)) {
+    request.watch_.store(nullptr, std::memory_order_relaxed);
+    watch->Finished();
+  }
   // One exchange, and no access to the request after it: its owner may
   // see kDone and destroy it at once (ThreadSanitizer found the read of a
   // separate sleeper count that used to follow). The wake-up may then name

@@ -96,11 +96,16 @@ EngineImpl::EngineImpl(const EngineOptions& options, std::optional<SharedSecret>
       transports_(std::move(transports)),
       devices_(cuda::DeviceRuntime::Create()),
       memory_(*devices_),
-      listener_(std::move(listener)) {
+      listener_(std::move(listener)),
+      deadlines_([this](PeerId peer, TransferRequest& request) {
+                   return ExpireRequest(peer, request);
+                 },
+                 [this](PeerId peer) { (void)Disconnect(peer); }) {
   if (listener_) accept_thread_ = std::thread([this] { AcceptLoop(); });
 }
 
 EngineImpl::~EngineImpl() {
+  deadlines_.Stop();
   stopping_.store(true);
   if (accept_thread_.joinable()) accept_thread_.join();
   for (PeerId id : peers_.Ids()) peers_.Remove(id);
@@ -318,7 +323,54 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
   if (!options.notification.empty()) {
     XFER_RETURN_IF_ERROR(CheckNotificationLength(options.notification.size()));
   }
-  return SubmitTo(peer, op, entries, request, options.stream, BytesOf(options.notification));
+  return WithDeadline(peer, request, options.timeout, [&] {
+    return SubmitTo(peer, op, entries, request, options.stream, BytesOf(options.notification));
+  });
+}
+
+template <typename Post>
+Status EngineImpl::WithDeadline(PeerId peer, TransferRequest& request,
+                                std::chrono::nanoseconds timeout, Post&& post) {
+  if (timeout.count() < 0) return InvalidArgument("a negative request timeout");
+  if (timeout.count() == 0) return post();
+  if (internal::RequestAccess::InFlight(request)) {
+    return InvalidArgument("request is already in flight");
+  }
+  DeadlineWatcher::Entry* watch = deadlines_.Arm(request, peer, timeout);
+  Status posted = post();
+  if (!posted.ok()) {
+    deadlines_.Cancel(watch, request);
+    return posted;
+  }
+  deadlines_.Start(watch);
+  return posted;
+}
+
+bool EngineImpl::ExpireRequest(PeerId peer, TransferRequest& request) {
+  const Status why = Timeout("the request's deadline (SubmitOptions::timeout) passed");
+  internal::RequestAccess::Preempt(request, why);
+  auto connection = peers_.Find(peer);
+  // Gone: closing it fails the request already.
+  if (!connection) return false;
+  if (connection->staging().Cancel(request, why) == StagingPipeline::Cancelled::kDropped) {
+    return false;
+  }
+  // Its work is with the transport: only closing the connection stops it.
+  return true;
+}
+
+Status EngineImpl::Cancel(PeerId peer, TransferRequest& request) {
+  if (!internal::RequestAccess::InFlight(request)) {
+    return NotFound("the request is not in flight");
+  }
+  auto connection = peers_.Find(peer);
+  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  const Status why = Cancelled("cancelled by Engine::Cancel");
+  // Before the pipeline completes it: a request dropped from its queue is
+  // completed right there, and must not be touched after.
+  internal::RequestAccess::Preempt(request, why);
+  (void)connection->staging().Cancel(request, why);
+  return Status::Ok();
 }
 
 Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
@@ -438,7 +490,9 @@ Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op, ui
     return InvalidArgument(fmt::format("entries [{}, +{}) are not in the {}-entry prepared list",
                                        first, count, size));
   }
-  return SubmitSelection(*list, op, {first, count, {}}, request, options);
+  return WithDeadline(list->peer(), request, options.timeout, [&] {
+    return SubmitSelection(*list, op, {first, count, {}}, request, options);
+  });
 }
 
 Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op,
@@ -454,7 +508,9 @@ Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op,
                                          indices[i], i, size));
     }
   }
-  return SubmitSelection(*list, op, {0, 0, indices}, request, options);
+  return WithDeadline(list->peer(), request, options.timeout, [&] {
+    return SubmitSelection(*list, op, {0, 0, indices}, request, options);
+  });
 }
 
 Status EngineImpl::SubmitSelection(internal::PreparedList& list, OpCode op,

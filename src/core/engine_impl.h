@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "core/deadline_watcher.h"
 #include "core/memory_registry.h"
 #include "core/notification_inbox.h"
 #include "core/peer_connection.h"
@@ -45,6 +46,7 @@ class EngineImpl final : public Engine {
                 TransferRequest& request, const SubmitOptions& options) override;
   Status Notify(PeerId peer, std::string_view message, TransferRequest& request,
                 uint32_t stream) override;
+  Status Cancel(PeerId peer, TransferRequest& request) override;
   std::vector<Notification> GetNotifications(std::chrono::nanoseconds timeout,
                                              PeerId from) override;
   Result<PreparedTransfers> PrepareTransfers(PeerId peer,
@@ -68,6 +70,13 @@ class EngineImpl final : public Engine {
   Status SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                   TransferRequest& request, uint32_t stream,
                   std::span<const uint8_t> notification);
+  // Posts with `post` under the request's deadline, if it has one: the
+  // watch is armed before the post and started once the post succeeded.
+  template <typename Post>
+  Status WithDeadline(PeerId peer, TransferRequest& request, std::chrono::nanoseconds timeout,
+                      Post&& post);
+  // The deadline watcher's verdict on an expired request (DeadlineWatcher).
+  bool ExpireRequest(PeerId peer, TransferRequest& request);
   // SubmitPrepared's work once the selection is checked against the list.
   Status SubmitSelection(internal::PreparedList& list, OpCode op,
                          const transport::PreparedSelection& selection, TransferRequest& request,
@@ -113,6 +122,9 @@ class EngineImpl final : public Engine {
 
   // Before peers_: the connections' sinks deliver into it until they close.
   NotificationInbox inbox_;
+  // Stopped first thing in the destructor; its entries outlive the peers,
+  // whose closing completes the requests they watch.
+  DeadlineWatcher deadlines_;
   PeerTable peers_;
 
   std::mutex accepted_mu_;

@@ -101,6 +101,34 @@ void StagingPipeline::Stop() {
   }
 }
 
+StagingPipeline::Cancelled StagingPipeline::Cancel(const TransferRequest& request,
+                                                   const Status& why) {
+  Job dropped;
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find_if(queue_.begin(), queue_.end(),
+                           [&](const Job& job) { return job.request == &request; });
+    if (it == queue_.end()) {
+      if (running_ != &request) return Cancelled::kNotHere;
+      if (!cancel_.load(std::memory_order_relaxed)) cancel_why_ = why;
+      cancel_.store(true, std::memory_order_release);
+      return Cancelled::kStopping;
+    }
+    dropped = std::move(*it);
+    queue_.erase(it);
+  }
+  internal::RequestAccess::Complete(*dropped.request, why, 0);
+  pending_.fetch_sub(1, std::memory_order_acq_rel);
+  return Cancelled::kDropped;
+}
+
+bool StagingPipeline::CancelRequested(Status& why) {
+  if (!cancel_.load(std::memory_order_acquire)) return false;
+  std::lock_guard lock(mu_);
+  why = cancel_why_;
+  return true;
+}
+
 void StagingPipeline::Loop() {
   for (;;) {
     Job job;
@@ -110,9 +138,17 @@ void StagingPipeline::Loop() {
       if (queue_.empty()) return;  // stopping, nothing left
       job = std::move(queue_.front());
       queue_.pop_front();
+      running_ = job.request;
+      cancel_.store(false, std::memory_order_relaxed);
     }
     uint64_t moved = 0;
     Status status = Run(job, moved);
+    {
+      std::lock_guard lock(mu_);
+      running_ = nullptr;
+      // Cancelled after its last chunk: it moved everything, and says so.
+      if (status.ok() && cancel_.load(std::memory_order_relaxed)) status = cancel_why_;
+    }
     internal::RequestAccess::Complete(*job.request, status, status.ok() ? moved : 0);
     pending_.fetch_sub(1, std::memory_order_acq_rel);
   }
@@ -124,6 +160,8 @@ Status StagingPipeline::Run(const Job& job, uint64_t& moved) {
     XFER_RETURN_IF_ERROR(Prepare(job));
     XFER_RETURN_IF_ERROR(job.op == OpCode::kWrite ? RunWrite(job, moved) : RunRead(job, moved));
   }
+  Status cancelled;
+  if (CancelRequested(cancelled)) return cancelled;
   return job.notification.empty() ? Status::Ok() : SendNotification(job);
 }
 
@@ -193,6 +231,7 @@ Status StagingPipeline::RunWrite(const Job& job, uint64_t& moved) {
         status = StartCopy(slots_[next_slot].memory, next.local, next.length, next.device);
       }
     }
+    if (status.ok() && landed.ok() && CancelRequested(status)) break;
     if (status.ok() && landed.ok()) status = Post(OpCode::kWrite, chunk, slots_[slot], job.stream);
     chunk = next;
     slot = next_slot;
@@ -227,7 +266,7 @@ Status StagingPipeline::RunRead(const Job& job, uint64_t& moved) {
     const Chunk chunk = posted[slot];
     uint64_t bytes = 0;
     landed = Await(slots_[slot], bytes);
-    if (!landed.ok()) break;
+    if (!landed.ok() || CancelRequested(status)) break;
     if (chunk.bounce) {
       status = StartCopy(chunk.local, slots_[slot].memory, chunk.length, chunk.device);
       if (status.ok()) status = FinishCopies();

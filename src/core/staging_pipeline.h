@@ -90,6 +90,18 @@ class StagingPipeline {
   Status Submit(OpCode op, std::vector<StagedEntry> entries, TransferRequest& request,
                 uint32_t stream, std::span<const uint8_t> notification = {});
 
+  // What Cancel found.
+  enum class Cancelled {
+    kNotHere,   // the pipeline does not hold the request
+    kDropped,   // it was queued: dropped, no byte moved, completed with `why`
+    kStopping,  // it is running: it posts no more chunks, and completes with
+                // `why` once the chunks in flight have landed (each within
+                // io_timeout); the entries before them may have moved
+  };
+  // Cancels `request` if the pipeline holds it. Thread-safe; never waits
+  // for the running request.
+  Cancelled Cancel(const TransferRequest& request, const Status& why);
+
   // Whether a request is queued or running: while one is, the engine sends
   // every request of the connection through the pipeline, so that requests
   // on one stream still complete in posting order. One atomic load.
@@ -144,6 +156,9 @@ class StagingPipeline {
   Status Await(Slot& slot, uint64_t& moved);
   // Waits for every slot, oldest chunk first; returns the first error.
   Status Drain(uint64_t& moved);
+  // Whether the running request was cancelled (the status to end it with
+  // in `why`); checked between chunks.
+  bool CancelRequested(Status& why);
   // A request's final status once it stopped: the error of the oldest
   // chunk that failed in transfer (`landed`, then those Drain finds), else
   // the local failure (`local`: a post, a copy), else OK.
@@ -163,6 +178,9 @@ class StagingPipeline {
   bool stopping_ = false;  // GUARDED_BY(mu_)
   std::thread thread_;     // GUARDED_BY(mu_) until joined
   std::atomic<uint32_t> pending_{0};  // requests queued or running
+  const TransferRequest* running_ = nullptr;  // GUARDED_BY(mu_): the job Run holds
+  Status cancel_why_;                         // GUARDED_BY(mu_)
+  std::atomic<bool> cancel_{false};           // set with cancel_why_, for the loops
 
   // The pipeline thread's alone.
   MemoryRegion memory_;          // the slots' memory; id 0 until allocated

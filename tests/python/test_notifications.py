@@ -108,3 +108,33 @@ def test_a_prepared_list_moves_the_selected_entries_as_often_as_wanted(make_pair
     pair.initiator.deregister(local)
     with raises_status(StatusCode.FAILED_PRECONDITION):
         pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=0, count=1)
+
+
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_a_cancelled_queued_staged_request_moves_nothing(transport):
+    big = 16 << 20
+    with xfer.Engine(name="target", transports=[transport]) as target, \
+         xfer.Engine(name="initiator", listen="", transports=[transport],
+                     device_path="staged") as initiator:
+        exposed = target.allocate(2 * big + 4096)
+        local = initiator.allocate(2 * big + 4096)
+        with memoryview(local) as view:
+            view[:] = b"\x42" * local.length
+        peer = initiator.connect(target.listen_address, transport=transport)
+        remote = initiator.peer_info(peer).regions[0]
+        first = initiator.write_async(peer, [(local.address, remote.address, 2 * big)])
+        last = initiator.write_async(peer, [(local.address + 2 * big, remote.address + 2 * big,
+                                             4096)])
+        initiator.cancel(peer, last)
+        with raises_status(StatusCode.CANCELLED):
+            last.wait(10.0)
+        first.wait(10.0)
+        with memoryview(exposed) as view:
+            assert view[2 * big:].tobytes() == bytes(4096)
+        with raises_status(StatusCode.NOT_FOUND):
+            initiator.cancel(peer, last)
+        # A deadline that is met changes nothing; a bad one raises.
+        initiator.write_async(peer, [(local.address, remote.address, 4096)],
+                              timeout=10.0).wait(10.0)
+        with pytest.raises(ValueError):
+            initiator.write_async(peer, [(local.address, remote.address, 4096)], timeout=-1.0)

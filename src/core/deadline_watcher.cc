@@ -1,0 +1,97 @@
+#include "core/deadline_watcher.h"
+
+#include <algorithm>
+
+namespace xfer::core {
+namespace {
+
+// How often expired entries are looked at again until their request ends.
+constexpr auto kReapPeriod = std::chrono::milliseconds(10);
+
+}  // namespace
+
+DeadlineWatcher::DeadlineWatcher(Expire expire, Close close)
+    : expire_(std::move(expire)), close_(std::move(close)), thread_([this] { Loop(); }) {}
+
+DeadlineWatcher::~DeadlineWatcher() { Stop(); }
+
+void DeadlineWatcher::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+DeadlineWatcher::Entry* DeadlineWatcher::Arm(TransferRequest& request, PeerId peer,
+                                             std::chrono::nanoseconds timeout) {
+  const auto at = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  auto entry = std::make_unique<Entry>(request, peer, at);
+  Entry* raw = entry.get();
+  {
+    std::lock_guard lock(mu_);
+    entries_.push_back(std::move(entry));
+  }
+  internal::RequestAccess::Watch(request, raw);
+  return raw;
+}
+
+void DeadlineWatcher::Start(Entry* entry) {
+  {
+    std::lock_guard lock(mu_);
+    due_.push({entry->at_, entry});
+  }
+  wake_.notify_all();
+}
+
+void DeadlineWatcher::Cancel(Entry* entry, TransferRequest& request) {
+  internal::RequestAccess::Unwatch(request);
+  std::lock_guard lock(mu_);
+  std::erase_if(entries_, [entry](const auto& e) { return e.get() == entry; });
+}
+
+void DeadlineWatcher::Loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<Entry*> expired;
+    while (!due_.empty() && due_.top().at <= now) {
+      expired.push_back(due_.top().entry);
+      due_.pop();
+    }
+    lock.unlock();
+    for (Entry* entry : expired) {
+      bool close = false;
+      {
+        std::lock_guard hold(entry->mu_);
+        entry->expired_ = true;
+        // In flight for as long as the entry's lock is held: its completion
+        // waits in Finished().
+        if (entry->request_ != nullptr) close = expire_(entry->peer_, *entry->request_);
+      }
+      // Without the lock: closing completes the request from the
+      // transport's threads, which call Finished().
+      if (close) close_(entry->peer_);
+    }
+    lock.lock();
+    Reap();
+    auto next = now + kReapPeriod;
+    if (!due_.empty()) next = std::min(next, due_.top().at);
+    wake_.wait_until(lock, next);
+  }
+}
+
+void DeadlineWatcher::Reap() {
+  std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) {
+    if (!e->expired_) {
+      // Finished before its deadline: its due_ item still points at it.
+      return false;
+    }
+    std::lock_guard hold(e->mu_);
+    return e->request_ == nullptr;
+  });
+}
+
+}  // namespace xfer::core

@@ -1,0 +1,249 @@
+// Engine::Cancel and per-request deadlines (SubmitOptions::timeout) on
+// every transport: what has not started never runs, a cancelled or
+// expired request completes with its own code once nothing of it can touch
+// memory, and a stalled or dead peer cannot hold a request past its
+// deadline.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/transport_capabilities.h"
+#include "support/verbs_test_env.h"
+#include "two_process.h"
+#include "xfer/engine.h"
+
+namespace xfer {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::TargetProcess;
+
+constexpr size_t kCancelRegion = size_t{48} << 20;
+constexpr size_t kBig = size_t{20} << 20;
+
+std::unique_ptr<Engine> MakeCancelEngine(const std::string& transport, const std::string& name,
+                                         const std::string& listen, const std::string& device,
+                                         DevicePath path, std::chrono::milliseconds io_timeout) {
+  EngineOptions options;
+  options.name = name;
+  options.listen_address = listen;
+  options.transports = {transport};
+  options.connect_timeout = 3000ms;
+  options.io_timeout = io_timeout;
+  options.device_path = path;
+  testing::UseVerbsDevice(options, device);
+  auto engine = Engine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  return engine.ok() ? std::move(engine.value()) : nullptr;
+}
+
+bool AllZero(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
+class CancelTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
+      GTEST_SKIP() << testing::VerbsSkipReason();
+    }
+  }
+  // Two engines in this process; the initiator stages every buffer when
+  // `staged`, so that requests queue in its pipeline.
+  void Connect(DevicePath path) {
+    const auto devices = testing::TestVerbsDevices();
+    target_ = MakeCancelEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
+                               DevicePath::kAuto, 5000ms);
+    initiator_ = MakeCancelEngine(GetParam(), "initiator", "", devices.initiator, path, 5000ms);
+    ASSERT_TRUE(target_ && initiator_);
+    auto mine = initiator_->AllocateMemory(kCancelRegion, {});
+    auto theirs = target_->AllocateMemory(kCancelRegion, {});
+    ASSERT_TRUE(mine.ok() && theirs.ok());
+    local_ = *mine;
+    remote_ = *theirs;
+    ConnectOptions options;
+    options.transport = GetParam();
+    auto peer = initiator_->Connect(target_->listen_address(), options);
+    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+    peer_ = *peer;
+    ASSERT_TRUE(target_->WaitForPeer(3s).ok());
+  }
+  uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
+  uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
+  uint64_t remote_address() const { return reinterpret_cast<uint64_t>(remote_.address); }
+
+  // The connection still moves bytes.
+  void ExpectUsable() {
+    const TransferEntry entry{local(), remote_address(), 4096};
+    EXPECT_TRUE(initiator_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 10s).ok());
+  }
+
+  std::unique_ptr<Engine> target_;
+  std::unique_ptr<Engine> initiator_;
+  MemoryRegion local_;
+  MemoryRegion remote_;
+  PeerId peer_ = 0;
+};
+
+// Staged requests run one at a time: the last of three is still queued
+// when it is cancelled, so not a byte of it may move.
+TEST_P(CancelTest, ACancelledQueuedStagedRequestMovesNothingAndTheOthersComplete) {
+  Connect(DevicePath::kStaged);
+  std::memset(local(), 0x77, kCancelRegion);
+  std::memset(remote(), 0, kCancelRegion);
+  const TransferEntry first{local(), remote_address(), kBig};
+  const TransferEntry second{local() + kBig, remote_address() + kBig, kBig};
+  const TransferEntry last{local() + 2 * kBig, remote_address() + 2 * kBig, 4096};
+  TransferRequest a, b, c;
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&first, 1), a).ok());
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&second, 1), b).ok());
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&last, 1), c).ok());
+  ASSERT_TRUE(initiator_->Cancel(peer_, c).ok());
+  EXPECT_EQ(c.Wait(10s).code(), StatusCode::kCancelled);
+  EXPECT_TRUE(a.Wait(10s).ok());
+  EXPECT_TRUE(b.Wait(10s).ok());
+  EXPECT_TRUE(AllZero(remote() + 2 * kBig, 4096)) << "a cancelled queued request moved bytes";
+  EXPECT_EQ(initiator_->Cancel(peer_, c).code(), StatusCode::kNotFound) << "not in flight";
+  ExpectUsable();
+}
+
+// A running staged request stops between chunks: it completes cancelled,
+// having moved at most what was in flight, and the connection carries on.
+TEST_P(CancelTest, ACancelledRunningStagedRequestEndsAndTheConnectionCarriesOn) {
+  Connect(DevicePath::kStaged);
+  const TransferEntry entry{local(), remote_address(), kCancelRegion};
+  TransferRequest request;
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request).ok());
+  ASSERT_TRUE(initiator_->Cancel(peer_, request).ok());
+  const Status status = request.Wait(10s);
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  ExpectUsable();
+}
+
+// A direct request is with the transport from Submit on: cancelling it
+// only changes how it reports, and never breaks the connection.
+TEST_P(CancelTest, ADirectRequestCancelledReportsCancelledOrItsOwnStatus) {
+  Connect(DevicePath::kAuto);
+  const TransferEntry entry{local(), remote_address(), kBig};
+  TransferRequest request;
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kRead, std::span(&entry, 1), request).ok());
+  const Status cancel = initiator_->Cancel(peer_, request);
+  const Status status = request.Wait(10s);
+  if (cancel.ok()) {
+    EXPECT_TRUE(status.ok() || status.code() == StatusCode::kCancelled) << status.ToString();
+  } else {
+    EXPECT_EQ(cancel.code(), StatusCode::kNotFound) << "completed inside Submit: " << cancel.ToString();
+    EXPECT_TRUE(status.ok());
+  }
+  ExpectUsable();
+  EXPECT_EQ(initiator_->Cancel(peer_ + 1000, request).code(), StatusCode::kNotFound);
+}
+
+// A queued staged request past its deadline is dropped, not a byte moved,
+// and the connection carries on.
+TEST_P(CancelTest, AQueuedStagedRequestPastItsDeadlineIsDroppedWithTimeout) {
+  Connect(DevicePath::kStaged);
+  std::memset(local(), 0x33, kCancelRegion);
+  std::memset(remote(), 0, kCancelRegion);
+  const TransferEntry first{local(), remote_address(), 2 * kBig};
+  const TransferEntry last{local() + 2 * kBig, remote_address() + 2 * kBig, 4096};
+  TransferRequest a, c;
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&first, 1), a).ok());
+  SubmitOptions options;
+  options.timeout = 1ns;
+  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&last, 1), c, options).ok());
+  const Status status = c.Wait(10s);
+  // Dropped in the queue, or, if the first request was that quick, ended
+  // with its connection: never completed OK past its deadline.
+  EXPECT_EQ(status.code(), StatusCode::kTimeout) << status.ToString();
+  if (a.Wait(10s).ok()) {
+    EXPECT_TRUE(AllZero(remote() + 2 * kBig, 4096)) << "an expired queued request moved bytes";
+    ExpectUsable();
+  }
+}
+
+TEST_P(CancelTest, ABadTimeoutIsRefusedAndARequestThatMeetsItsDeadlineIsUntouched) {
+  Connect(DevicePath::kAuto);
+  const TransferEntry entry{local(), remote_address(), 4096};
+  SubmitOptions options;
+  options.timeout = -1ns;
+  TransferRequest request;
+  EXPECT_EQ(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options).code(),
+            StatusCode::kInvalidArgument);
+  options.timeout = 10s;
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(
+        initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options).ok());
+    ASSERT_TRUE(request.Wait(10s).ok());
+  }
+}
+
+// The peer is stopped (SIGSTOP) or killed with a READ in flight: the
+// request ends by its deadline, well before io_timeout, whatever the
+// transport. Where the transport had the work in hand (tcp: the peer's
+// process answers READs), the engine closed the connection to end it.
+class DeadlinePeerTest : public ::testing::TestWithParam<std::string> {};
+
+void ExpectEndsByItsDeadline(const std::string& transport, int signal) {
+  TargetProcess target({transport}, kCancelRegion, Access::kRemoteReadWrite, 0x11);
+  auto engine = MakeCancelEngine(transport, "initiator", "", testing::TestVerbsDevices().initiator,
+                                 DevicePath::kAuto, 30000ms);
+  ASSERT_TRUE(engine);
+  auto local = engine->AllocateMemory(kCancelRegion, {});
+  ASSERT_TRUE(local.ok());
+  ConnectOptions options;
+  options.transport = transport;
+  auto peer = engine->Connect(target.address(), options);
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  if (signal == SIGKILL) {
+    target.Kill();  // reaped, so that its destructor writes to no dead pipe
+  } else {
+    ASSERT_EQ(kill(target.pid(), signal), 0);
+  }
+  const TransferEntry entry{local->address, target.region().address, kCancelRegion};
+  SubmitOptions submit;
+  submit.timeout = 300ms;
+  TransferRequest request;
+  const auto start = std::chrono::steady_clock::now();
+  const Status posted = engine->Submit(*peer, OpCode::kRead, std::span(&entry, 1), request, submit);
+  Status status = posted;
+  if (posted.ok()) status = request.Wait(20s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, 5s) << "the deadline did not end the request: " << status.ToString();
+  if (status.code() == StatusCode::kTimeout) {
+    EXPECT_EQ(engine->GetPeerInfo(*peer).status().code(), StatusCode::kNotFound)
+        << "a request with its work in the transport timed out and its connection stayed";
+  }
+  if (signal == SIGSTOP) kill(target.pid(), SIGCONT);
+}
+
+TEST_P(DeadlinePeerTest, AReadFromAStalledPeerEndsByItsDeadline) {
+  if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
+    GTEST_SKIP() << testing::VerbsSkipReason();
+  }
+  ExpectEndsByItsDeadline(GetParam(), SIGSTOP);
+}
+
+TEST_P(DeadlinePeerTest, AReadFromADeadPeerEndsByItsDeadline) {
+  if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
+    GTEST_SKIP() << testing::VerbsSkipReason();
+  }
+  ExpectEndsByItsDeadline(GetParam(), SIGKILL);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, CancelTest, ::testing::ValuesIn(testing::BuiltTransports()),
+                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Transports, DeadlinePeerTest,
+                         ::testing::ValuesIn(testing::BuiltTransports()),
+                         [](const auto& param_info) { return param_info.param; });
+
+}  // namespace
+}  // namespace xfer
