@@ -6,7 +6,7 @@
 #   shm write_lat 8 B                           vs a ping-pong over one cache line   (<= 1.2x)
 #   shm write_bw 8 B, prepared list of 64       vs UCX ucp_put_bw over posix shm     (>= 1.0x)
 #                                               and the bare store+flag ring (reported)
-#   shm write_lat 8 B                           vs UCX ucp_put_lat over posix shm    (<= 1.0x)
+#   shm write_lat 8 B, and through a prepared list  vs UCX ucp_put_lat over posix shm (<= 1.0x)
 #     (the UCX rows need ucx_perftest: Debian's ucx-utils; skipped, saying so, without it)
 #   tcp write_bw 1 MiB                          vs iperf3, best of default/1M writes (>= 1.0x)
 #   tcp send_lat, write_lat 8 B                 vs a bare TCP_NODELAY ping-pong      (<= 1.2x, <= 1.5x)
@@ -67,6 +67,8 @@ for ((r = 0; r < rounds; r++)); do
   fi
   add "line" "$("$bare" pingpong "$lat_iters")"
   add "shm write_lat" "$(xfer_latency_ns write_lat --transport shm -s 8 -n "$lat_iters")"
+  add "shm write_lat prepared" \
+    "$(xfer_latency_ns write_lat --transport shm -s 8 -n "$lat_iters" --prepared)"
   add "tcp" "$(xfer_mibps write_bw --transport tcp -s 1M)"
   add "iperf3" "$(iperf_mibps)"
   add "tcp pingpong" "$("$bare" tcp-pingpong "$tcp_lat_iters")"
@@ -101,6 +103,8 @@ if [[ -n $ucx ]]; then
   compare "shm prepared 64 x 8 B / UCX put_bw" "$(to_m "$(m "prepared rate")")" \
     "$(to_m "$(m "ucx put_bw")")" Mmsg/s min 1.0
   compare "shm write_lat 8 B / UCX put_lat" "$(m "shm write_lat")" "$(m "ucx put_lat")" ns max 1.0
+  compare "shm write_lat prepared / UCX put_lat" "$(m "shm write_lat prepared")" \
+    "$(m "ucx put_lat")" ns max 1.0
 else
   echo "shm prepared 64 x 8 B / UCX put_bw   skipped: no ucx_perftest (apt-get install ucx-utils)"
   echo "shm write_lat 8 B / UCX put_lat      skipped: no ucx_perftest (apt-get install ucx-utils)"

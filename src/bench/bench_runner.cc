@@ -41,6 +41,7 @@ LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
   config.duration = step.duration;
   config.is_server = is_server;
   config.notify = step.params.notify;
+  config.prepared = step.params.prepared;
   config.timeout = step.params.timeout;
   OobChannel& oob = *step.session.oob;
   if (is_server && step.params.duration_s > 0) {
@@ -260,6 +261,11 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   info.results_from_peer = server && ServerPrintsPeerResults(params);
   const auto sizes = params.Sizes();
   // Measured before the first size, while the peer waits at its barrier.
+  if (auto probe = ProbeRegistration(params, session); probe.ok()) {
+    info.registration = *probe;
+  } else {
+    observer.OnNotice("registration not measured: " + probe.status().ToString());
+  }
   if (params.RecordsCeiling()) info.ceilings = RunCeilings(params, session.peer_info, sizes);
   observer.OnStart(info);
 

@@ -56,7 +56,8 @@ Status CheckDeviceMemoryCarried(const BenchParams& params, const Session& sessio
       session.peer_info.transport));
 }
 
-Status AllocateBuffer(const BenchParams& params, Session& session) {
+// The test buffer's memory: host, hugepages or the chosen GPU's.
+Result<MemoryOptions> BufferOptions(const BenchParams& params) {
   MemoryOptions options;
   options.access = Access::kRemoteReadWrite;
   options.kind = params.use_hugepages ? MemoryKind::kHugepage : MemoryKind::kHost;
@@ -66,11 +67,39 @@ Status AllocateBuffer(const BenchParams& params, Session& session) {
     options.kind = MemoryKind::kCuda;
     options.device = *gpu;
   }
-  auto region = session.engine->AllocateMemory(LayoutFor(params).total_bytes(), options);
+  return options;
+}
+
+Status AllocateBuffer(const BenchParams& params, Session& session) {
+  auto options = BufferOptions(params);
+  if (!options.ok()) return options.status();
+  auto region = session.engine->AllocateMemory(LayoutFor(params).total_bytes(), *options);
   if (!region.ok()) return region.status().WithContext("allocating the test buffer");
   session.buffer = *region;
   return Status::Ok();
 }
+
+}  // namespace
+
+Result<RegistrationTiming> ProbeRegistration(const BenchParams& params, Session& session) {
+  auto options = BufferOptions(params);
+  if (!options.ok()) return options.status();
+  RegistrationTiming timing;
+  timing.kind = options->kind;
+  timing.bytes = LayoutFor(params).total_bytes();
+  const auto start = std::chrono::steady_clock::now();
+  auto region = session.engine->AllocateMemory(timing.bytes, *options);
+  const auto registered = std::chrono::steady_clock::now();
+  if (!region.ok()) return region.status().WithContext("registration probe");
+  Status deregistered = session.engine->DeregisterMemory(*region);
+  const auto end = std::chrono::steady_clock::now();
+  if (!deregistered.ok()) return deregistered.WithContext("registration probe");
+  timing.register_s = std::chrono::duration<double>(registered - start).count();
+  timing.deregister_s = std::chrono::duration<double>(end - registered).count();
+  return timing;
+}
+
+namespace {
 
 Status CheckPeerBuffer(const BenchParams& params, uint64_t length) {
   const uint64_t needed = LayoutFor(params).total_bytes();

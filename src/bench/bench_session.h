@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench/model/bench_params.h"
+#include "bench/model/observer.h"
 #include "bench/buffer_layout.h"
 #include "bench/oob_channel.h"
 #include "common/socket.h"
@@ -50,6 +51,10 @@ Result<Session> OpenServerSession(const BenchParams& params, Listener& oob_liste
 // Client: connects to params.server_host:params.port, agrees on the run and
 // connects the engine with params.qps streams. Once `stop` is raised the
 // wait for the server ends.
+// Allocates and deregisters one region of the test buffer's kind and size,
+// timing each (RegistrationTiming). Errors: AllocateMemory's.
+Result<RegistrationTiming> ProbeRegistration(const BenchParams& params, Session& session);
+
 Result<Session> OpenClientSession(const BenchParams& params, const std::atomic<int>& stop);
 
 }  // namespace xfer::bench

@@ -165,6 +165,36 @@ Status AwaitNotification(Session& session, const LatencyConfig& config, uint64_t
   }
 }
 
+// Posts one entry, through Submit or (config.prepared) a prepared list
+// made once; a notification rides along when given.
+class OneEntryPost {
+ public:
+  OneEntryPost(Session& session, OpCode op, const TransferEntry& entry)
+      : session_(session), op_(op), entry_(entry) {}
+  Status Prepare(bool prepared) {
+    if (!prepared) return Status::Ok();
+    auto list = session_.engine->PrepareTransfers(session_.peer, std::span(&entry_, 1));
+    if (!list.ok()) return list.status().WithContext("--prepared");
+    list_ = std::move(*list);
+    return Status::Ok();
+  }
+  Status Post(TransferRequest& request, std::string_view notification = {}) {
+    SubmitOptions options;
+    options.notification = notification;
+    if (list_.valid()) return session_.engine->SubmitPrepared(list_, op_, 0, 1, request, options);
+    if (notification.empty()) {
+      return session_.engine->Submit(session_.peer, op_, std::span(&entry_, 1), request);
+    }
+    return session_.engine->Submit(session_.peer, op_, std::span(&entry_, 1), request, options);
+  }
+
+ private:
+  Session& session_;
+  const OpCode op_;
+  const TransferEntry entry_;
+  PreparedTransfers list_;
+};
+
 }  // namespace
 
 void ResetReceiveSlot(Session& session, const BufferLayout& layout, uint64_t size) {
@@ -176,7 +206,9 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
   LatencyPacer pacer(config);
   uint8_t* source = session.local_slot(layout, kSendSlot);
   uint8_t* poll = session.local_slot(layout, kReceiveSlot) + config.size - 1;
-  const TransferEntry entry{source, session.remote_slot(layout, kReceiveSlot), config.size};
+  OneEntryPost poster(session, OpCode::kWrite,
+                      {source, session.remote_slot(layout, kReceiveSlot), config.size});
+  XFER_RETURN_IF_ERROR(poster.Prepare(config.prepared));
   TransferRequest request;
   for (uint64_t scnt = 0, rcnt = 0; !pacer.Done(scnt, rcnt);) {
     if (pacer.ExpectAnswer(rcnt + 1) && !(scnt < 1 && config.is_server)) {
@@ -193,16 +225,8 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
       continue;
     }
     source[config.size - 1] = static_cast<uint8_t>(++scnt);
-    if (config.notify) {
-      const std::string note = std::to_string(scnt);
-      SubmitOptions options;
-      options.notification = note;
-      XFER_RETURN_IF_ERROR(session.engine->Submit(session.peer, OpCode::kWrite,
-                                                  std::span(&entry, 1), request, options));
-    } else {
-      XFER_RETURN_IF_ERROR(
-          session.engine->Submit(session.peer, OpCode::kWrite, std::span(&entry, 1), request));
-    }
+    const std::string note = config.notify ? std::to_string(scnt) : std::string();
+    XFER_RETURN_IF_ERROR(poster.Post(request, note));
     XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
   }
   return pacer.Finish();
@@ -211,12 +235,13 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
 Result<LatencySamples> RunReadLatency(Session& session, const BufferLayout& layout,
                                       const LatencyConfig& config) {
   LatencyPacer pacer(config);
-  const TransferEntry entry{session.local_slot(layout, kReceiveSlot),
-                            session.remote_slot(layout, kSendSlot), config.size};
+  OneEntryPost poster(session, OpCode::kRead,
+                      {session.local_slot(layout, kReceiveSlot),
+                       session.remote_slot(layout, kSendSlot), config.size});
+  XFER_RETURN_IF_ERROR(poster.Prepare(config.prepared));
   TransferRequest request;
   for (uint64_t i = 0; pacer.BeforeSend(i); ++i) {
-    XFER_RETURN_IF_ERROR(
-        session.engine->Submit(session.peer, OpCode::kRead, std::span(&entry, 1), request));
+    XFER_RETURN_IF_ERROR(poster.Post(request));
     XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
     pacer.Exchanged();
   }

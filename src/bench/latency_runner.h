@@ -32,6 +32,9 @@ struct LatencyConfig {
   // write_lat: each WRITE carries a notification, and each side waits for
   // the peer's (GetNotifications) instead of polling the slot's last byte.
   bool notify = false;
+  // write_lat, read_lat: post through a one-entry prepared list
+  // (Engine::PrepareTransfers) instead of Submit.
+  bool prepared = false;
   std::chrono::milliseconds timeout{10000};
   // Asked about once a millisecond while a side waits on its peer: false
   // to go on waiting, true when the peer has finished (duration mode,

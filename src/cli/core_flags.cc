@@ -270,7 +270,7 @@ constexpr FlagSpec kCoreFlags[] = {
      "How this side's buffers move: the transport's own path where it has one, else staged "
      "(auto); its own path only (direct); bounced through pinned host memory (staged)",
      nullptr, ApplyDevicePath},
-    {'\0', "prepared", "", S::kOneSidedBandwidth, G::kXfer,
+    {'\0', "prepared", "", S::kOneSided, G::kXfer,
      "Post through prepared transfer lists, checked once and submitted by index (the path of "
      "KV-cache movers); implies --wire xfer",
      nullptr, SetTrue<&BenchParams::prepared>},

@@ -25,6 +25,8 @@ bool InScope(Scope scope, const TestInfo& test) {
              (test.verb == bench::Verb::kWrite || test.verb == bench::Verb::kRead);
     case Scope::kWriteLatency:
       return test.kind == bench::Kind::kLatency && test.verb == bench::Verb::kWrite;
+    case Scope::kOneSided:
+      return test.verb == bench::Verb::kWrite || test.verb == bench::Verb::kRead;
   }
   return false;
 }
@@ -51,6 +53,8 @@ std::string_view ScopeRequirement(Scope scope) {
              "with the CPU, which cannot touch device memory)";
     case Scope::kWriteLatency:
       return "only for write_lat";
+    case Scope::kOneSided:
+      return "only for the one-sided tests (write_bw, read_bw, write_lat, read_lat)";
   }
   return "";
 }

@@ -26,6 +26,7 @@ enum class Scope : uint8_t {
   kAtomic,      // atomic_bw, atomic_lat
   kOneSidedBandwidth,  // write_bw, read_bw
   kWriteLatency,       // write_lat
+  kOneSided,           // write_bw, read_bw, write_lat, read_lat
 };
 
 // True when `test` accepts flags of `scope`.

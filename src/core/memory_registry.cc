@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/socket.h"
+#include "core/page_population.h"
 #include "transport/remote_memory.h"
 
 namespace xfer::core {
@@ -68,9 +69,13 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
   const size_t mapped = RoundUp(length, huge ? kHugePageSize : 4096);
   auto fd = CreateBackingFd(mapped, options.kind);
   if (!fd.ok()) return fd.status();
-  // MAP_POPULATE: fault the pages in now, so the first measured transfer
-  // does not pay for page faults (perftest's buffers are touched at setup).
-  void* address = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+  // The pages are faulted in now, so that the first measured transfer does
+  // not pay for page faults (perftest's buffers are touched at setup): by
+  // mmap itself (MAP_POPULATE), or, for a large region, by several threads
+  // after it, which is most of what allocating a large region costs.
+  const unsigned threads = PopulationThreads(mapped);
+  const int populate = threads > 1 ? 0 : MAP_POPULATE;
+  void* address = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | populate,
                        fd->get(), 0);
   if (address == MAP_FAILED) {
     if (huge) {
@@ -80,6 +85,13 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
           mapped, ErrnoMessage("mmap", errno)));
     }
     return ResourceExhausted(ErrnoMessage("mmap", errno));
+  }
+  if (threads > 1) {
+    Status populated = PopulateInParallel(address, mapped, huge ? kHugePageSize : 4096, threads);
+    if (!populated.ok()) {
+      munmap(address, mapped);
+      return populated;
+    }
   }
   Entry entry;
   entry.view.address = address;

@@ -17,6 +17,7 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.staged = run.staged;
   info.notify = run.notify;
   info.prepared = run.prepared;
+  info.registration = run.registration;
   info.qps = run.qps;
   info.tx_depth = run.tx_depth;
   info.cq_mod = run.cq_mod;

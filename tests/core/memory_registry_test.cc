@@ -1,9 +1,12 @@
 #include "core/memory_registry.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <vector>
+
+#include "core/page_population.h"
 
 namespace xfer::core {
 namespace {
@@ -104,6 +107,50 @@ TEST(MemoryRegistryTest, HugepagesFailWithAClearMessageWhenNoneAreReserved) {
   EXPECT_EQ(region.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(region.status().message().find("hugepage"), std::string::npos)
       << region.status().ToString();
+}
+
+}  // namespace
+}  // namespace xfer::core
+
+namespace xfer::core {
+namespace {
+
+// The pages of [address, +length) the kernel has in memory, by mincore.
+size_t ResidentPages(void* address, size_t length) {
+  const size_t pages = (length + 4095) / 4096;
+  std::vector<unsigned char> resident(pages);
+  if (mincore(address, length, resident.data()) != 0) return 0;
+  size_t count = 0;
+  for (unsigned char r : resident) count += r & 1;
+  return count;
+}
+
+// A large region is faulted in by several threads before Allocate
+// returns, zero-filled, as a small one is by MAP_POPULATE.
+TEST(PagePopulationTest, ALargeAllocationIsResidentAndZeroWhenAllocateReturns) {
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
+  const size_t length = (kParallelPopulateBytes * 2) + 12345;
+  auto region = registry.Allocate(length, {});
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  EXPECT_EQ(ResidentPages(region->address, length), (length + 4095) / 4096);
+  const auto* bytes = static_cast<const uint8_t*>(region->address);
+  for (size_t i = 0; i < length; i += 4093) ASSERT_EQ(bytes[i], 0) << i;
+  ASSERT_TRUE(registry.Deregister(*region, [](const auto&) { return Status::Ok(); }).ok());
+}
+
+TEST(PagePopulationTest, EveryShareOfEveryThreadIsFaultedIn) {
+  for (unsigned threads : {1u, 2u, 3u, 7u}) {
+    const size_t length = (size_t{5} << 20) + 4096 * 3;
+    void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(address, MAP_FAILED);
+    EXPECT_EQ(ResidentPages(address, length), 0u) << "resident before populating";
+    ASSERT_TRUE(PopulateInParallel(address, length, 4096, threads).ok());
+    EXPECT_EQ(ResidentPages(address, length), length / 4096) << threads << " threads";
+    munmap(address, length);
+  }
+  EXPECT_EQ(PopulationThreads(kParallelPopulateBytes - 1), 0u);
+  EXPECT_LE(PopulationThreads(size_t{64} << 30), 8u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // for a transfer the peer refused, and never ahead of the data even when
 // the sender is killed mid-stream.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -236,9 +237,18 @@ class NotificationPeerDeathTest : public ::testing::TestWithParam<std::string> {
 constexpr size_t kDeathBlock = size_t{64} << 10;
 constexpr size_t kDeathBlocks = 128;
 
-// The child: connects to `address`, writes block i then notifies "i", for
-// every block, then waits to be killed. Exits non-zero on any failure.
-[[noreturn]] void StreamNotifiedWrites(const std::string& transport, const std::string& address) {
+// The child: reads the target's address from `from_parent`, connects,
+// writes block i then notifies "i", for every block, then waits to be
+// killed. Exits non-zero on any failure. Forked before the parent made
+// any engine, so that the child inherits no threads.
+[[noreturn]] void StreamNotifiedWrites(const std::string& transport, int from_parent) {
+  std::string address;
+  for (char c = 0;;) {
+    pollfd p{from_parent, POLLIN, 0};
+    if (poll(&p, 1, 10000) != 1 || read(from_parent, &c, 1) != 1) _exit(7);
+    if (c == '\n') break;
+    address += c;
+  }
   EngineOptions options;
   options.name = "doomed";
   options.listen_address = "";
@@ -276,6 +286,15 @@ TEST_P(NotificationPeerDeathTest, NotificationsNeverPrecedeTheirDataWhenTheSende
   if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
     GTEST_SKIP() << testing::VerbsSkipReason();
   }
+  int to_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(to_child[1]);
+    StreamNotifiedWrites(GetParam(), to_child[0]);
+  }
+  close(to_child[0]);
   auto target = MakeNotifyEngine(GetParam(), "target", "127.0.0.1:0",
                                  testing::TestVerbsDevices().target, DevicePath::kAuto);
   ASSERT_TRUE(target);
@@ -283,9 +302,9 @@ TEST_P(NotificationPeerDeathTest, NotificationsNeverPrecedeTheirDataWhenTheSende
   ASSERT_TRUE(region.ok());
   auto* memory = static_cast<uint8_t*>(region->address);
   const std::string address = target->listen_address();
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) StreamNotifiedWrites(GetParam(), address);
+  const std::string line = address + "\n";
+  ASSERT_EQ(write(to_child[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  close(to_child[1]);
   size_t seen = 0;
   bool killed = false;
   const auto deadline = std::chrono::steady_clock::now() + 20s;

@@ -707,6 +707,21 @@ TEST(CliE2e, PreparedListsMoveTheSameMessagesAndSaySo) {
   }
 }
 
+TEST(CliE2e, LatencyTestsPostThroughAPreparedListWhenAsked) {
+  for (const std::string test : {"write_lat", "read_lat"}) {
+    const ProcessResult run = RunXfer(
+        {test, "--loopback", "--transport", "tcp", "-s", "64", "-n", "200", "--prepared"}, 60s);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("Posting         : prepared transfer lists (--prepared)"),
+              std::string::npos)
+        << run.out;
+    EXPECT_EQ(Rows(run.out).size(), 1u) << run.out;
+  }
+  const ProcessResult send = RunXfer({"send_lat", "--loopback", "--prepared"}, 30s);
+  EXPECT_EQ(send.exit_code, 2) << send.err;
+  EXPECT_NE(send.err.find("only for the one-sided tests"), std::string::npos) << send.err;
+}
+
 TEST(CliE2e, NotifyIsRefusedOutsideWriteLatAndOnPerftestsWire) {
   const ProcessResult bw = RunXfer({"write_bw", "--loopback", "--notify"}, 30s);
   EXPECT_EQ(bw.exit_code, 2) << bw.err;

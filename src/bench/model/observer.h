@@ -15,6 +15,7 @@
 #include "bench/model/ceiling.h"
 #include "bench/model/results.h"
 #include "xfer/data_mover.h"
+#include "xfer/memory.h"
 
 namespace xfer::bench {
 
@@ -52,6 +53,18 @@ struct VerbsRunInfo {
   std::vector<QpAddress> remote;  // one per QP
 };
 
+// What registering and deregistering memory of the test buffer's kind and
+// size cost this engine (Engine::AllocateMemory, DeregisterMemory): the
+// pages faulted in (several threads for 64 MiB and more), pinned with the
+// CUDA driver where device memory takes part; over verbs the NIC's own
+// registration is part of connecting, not of this.
+struct RegistrationTiming {
+  MemoryKind kind = MemoryKind::kHost;
+  uint64_t bytes = 0;
+  double register_s = 0;
+  double deregister_s = 0;
+};
+
 // What the run settled on once the peers are connected: the header of the
 // table.
 struct RunInfo {
@@ -76,6 +89,8 @@ struct RunInfo {
   // The path's ceiling by message size, when the run records it
   // (BenchParams::RecordsCeiling); empty otherwise and for latency tests.
   std::map<uint64_t, Ceiling> ceilings;
+  // Measured before the first size on xfer's wire (ProbeRegistration).
+  std::optional<RegistrationTiming> registration;
 };
 
 // Called from the thread that runs the benchmark, in this order:

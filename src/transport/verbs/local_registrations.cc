@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "common/socket.h"
@@ -13,6 +16,10 @@
 
 namespace xfer::transport::verbs {
 namespace {
+
+// RegisterAll registers regions side by side when they add up to this much.
+constexpr uint64_t kParallelRegistrationBytes = uint64_t{64} << 20;
+constexpr unsigned kMaxRegistrationThreads = 4;
 
 uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
@@ -34,14 +41,44 @@ LocalRegistrations::LocalRegistrations(ibv_pd* pd, const LocalMemory* local)
     : pd_(pd), local_(local) {}
 
 Status LocalRegistrations::RegisterAll(std::span<const LocalRegionView> regions) {
-  std::unique_lock lock(mu_);
+  std::vector<const LocalRegionView*> todo;
+  uint64_t bytes = 0;
   for (const auto& view : regions) {
     // The engine carries no device memory over verbs yet (no device_memory
     // capability), and ibv_reg_mr of a device pointer is GPUDirect's to do.
     if (view.kind == MemoryKind::kCuda) continue;
-    auto added = AddLocked(view);
-    if (!added.ok()) return added.status();
+    todo.push_back(&view);
+    bytes += view.length;
   }
+  std::vector<Result<Registration>> done;  // move-only: filled one by one
+  done.reserve(todo.size());
+  for (size_t i = 0; i < todo.size(); ++i) done.emplace_back(Internal("not registered"));
+  const unsigned threads =
+      bytes >= kParallelRegistrationBytes
+          ? static_cast<unsigned>(std::min<size_t>(
+                {todo.size(), size_t{kMaxRegistrationThreads},
+                 size_t{std::max(1u, std::thread::hardware_concurrency())}}))
+          : 1;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < todo.size(); i = next++) done[i] = Register(*todo[i]);
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // this thread does their share
+    }
+  }
+  work();
+  for (auto& helper : helpers) helper.join();
+  // All or none: the registrations made are released with `done`.
+  for (auto& registration : done) {
+    if (!registration.ok()) return registration.status();
+  }
+  std::unique_lock lock(mu_);
+  for (auto& registration : done) (void)InsertLocked(std::move(registration.value()));
   return Status::Ok();
 }
 
@@ -64,21 +101,26 @@ const LocalRegistrations::Registration* LocalRegistrations::FindLocked(uint64_t 
   return RangeInside(address, length, r.address, r.length) ? &r : nullptr;
 }
 
-Result<uint32_t> LocalRegistrations::AddLocked(const LocalRegionView& view) {
-  const uint64_t address = AddressOf(view.address);
+Result<LocalRegistrations::Registration> LocalRegistrations::Register(
+    const LocalRegionView& view) const {
   auto mr = ::xfer::verbs::RegisterMemoryRegion(pd_, view.address, view.length,
                                                 AccessFlagsFor(view.access));
   if (!mr.ok()) return mr.status().WithContext(fmt::format("verbs: registering region {}", view.id));
+  return Registration{view.id, AddressOf(view.address), view.length, view.access,
+                      std::move(mr.value())};
+}
+
+uint32_t LocalRegistrations::InsertLocked(Registration registration) {
   // A registration overlapping the new region belongs to a region the
   // engine has since deregistered (regions never overlap in its table).
   std::erase_if(registrations_, [&](const Registration& r) {
-    return Overlaps(r.address, r.length, address, view.length);
+    return Overlaps(r.address, r.length, registration.address, registration.length);
   });
-  const uint32_t lkey = (*mr)->lkey;
-  Registration entry{view.id, address, view.length, view.access, std::move(mr.value())};
-  auto at = std::upper_bound(registrations_.begin(), registrations_.end(), address,
-                             [](uint64_t a, const Registration& r) { return a < r.address; });
-  registrations_.insert(at, std::move(entry));
+  const uint32_t lkey = registration.mr->lkey;
+  auto at = std::upper_bound(
+      registrations_.begin(), registrations_.end(), registration.address,
+      [](uint64_t a, const Registration& r) { return a < r.address; });
+  registrations_.insert(at, std::move(registration));
   return lkey;
 }
 
@@ -89,12 +131,20 @@ Result<uint32_t> LocalRegistrations::LocalKey(const void* address, uint64_t leng
     if (const Registration* r = FindLocked(start, length)) return r->mr->lkey;
   }
   // Not registered with the device yet: a region the engine registered
-  // after connect. Find it in the engine's live table.
-  std::unique_lock lock(mu_);
-  if (const Registration* r = FindLocked(start, length)) return r->mr->lkey;
+  // after connect. Find it in the engine's live table and register it with
+  // no lock held, so that posts on other regions are not held up.
   for (const auto& view : local_->Snapshot()) {
     if (!RangeInside(start, length, AddressOf(view.address), view.length)) continue;
-    return AddLocked(view);
+    auto registration = Register(view);
+    if (!registration.ok()) return registration.status();
+    std::unique_lock lock(mu_);
+    // Another post may have registered it meanwhile: keep that one (ours
+    // is released on return).
+    if (const Registration* r = FindLocked(start, length)) return r->mr->lkey;
+    // Deregistered by the engine meanwhile: its Withdraw, which takes mu_
+    // after the engine's table lost the region, found nothing to remove.
+    if (!local_->Locate(start, length, Access::kNone).ok()) break;
+    return InsertLocked(std::move(registration.value()));
   }
   return OutOfRange(
       fmt::format("verbs: local range [{:#x}, +{}) is not inside one registered region", start,

@@ -43,15 +43,20 @@ class LocalRegistrations {
   LocalRegistrations(const LocalRegistrations&) = delete;
   LocalRegistrations& operator=(const LocalRegistrations&) = delete;
 
-  // Registers each region (hugepage-backed ones included). Errors: from
-  // RegisterMemoryRegion (kResourceExhausted, often RLIMIT_MEMLOCK).
+  // Registers each region (hugepage-backed ones included), several at once
+  // on as many threads (up to 4) when they add up to 64 MiB or more: the
+  // kernel pins and maps each MR's pages on the calling thread, so regions
+  // registered side by side take the time of the largest. Errors: from
+  // RegisterMemoryRegion (kResourceExhausted, often RLIMIT_MEMLOCK); then
+  // none of them stays registered.
   Status RegisterAll(std::span<const LocalRegionView> regions);
 
   // The keys of the regions registered so far, for the setup message.
   std::vector<RegionKey> Keys() const;
 
   // The lkey for [address, address + length), registering its region now
-  // if needed. Errors: kOutOfRange (not inside one region of the engine's
+  // if needed; the registration (ibv_reg_mr) runs with no lock held, so
+  // posts on other regions go on meanwhile. Errors: kOutOfRange (not inside one region of the engine's
   // table), kResourceExhausted (ibv_reg_mr).
   Result<uint32_t> LocalKey(const void* address, uint64_t length);
 
@@ -73,9 +78,12 @@ class LocalRegistrations {
 
   // REQUIRES: mu_ held (shared or exclusive).
   const Registration* FindLocked(uint64_t address, uint64_t length) const;
-  // Registers `view`, replacing stale overlapping registrations; returns
-  // its lkey. REQUIRES: mu_ held exclusively.
-  Result<uint32_t> AddLocked(const LocalRegionView& view);
+  // ibv_reg_mr of `view`; no lock is needed or taken.
+  Result<Registration> Register(const LocalRegionView& view) const;
+  // Adds a registration, replacing stale overlapping ones (the engine has
+  // deregistered their regions since); returns its lkey. REQUIRES: mu_
+  // held exclusively.
+  uint32_t InsertLocked(Registration registration);
 
   ibv_pd* const pd_;
   const LocalMemory* const local_;
