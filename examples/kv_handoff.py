@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A KV-cache handoff in Python, as examples/kv_handoff.cc does it: the
-prefill engine WRITEs each KV block into the decoder's memory with a
-notification on the same request; the decoder takes a block as soon as its
+prefill engine WRITEs each KV block into the decoder's memory, from a
+prepared list and with a deadline, with a notification on the same request; the decoder takes a block as soon as its
 notification says the bytes are there. Two engines in one process here,
 for brevity; normally two processes or hosts. Run by ctest
 (python.example.kv_handoff), so this example cannot rot.
@@ -30,15 +30,16 @@ def main(transport):
         peer = prefill.connect(decoder.listen_address, transport=transport)
         remote = prefill.peer_info(peer).regions[0]
 
-        # Prefill: every block in flight at once, each with its notification.
-        requests = []
+        # Prefill: the block descriptors prepared once, then every block in
+        # flight at once by index, each with its notification and a deadline.
+        blocks = prefill.prepare(peer, [(local.address + b * BLOCK, remote.address + b * BLOCK,
+                                         BLOCK) for b in range(BLOCKS)])
         with memoryview(local) as view:
             for block in range(BLOCKS):
                 view[block * BLOCK:(block + 1) * BLOCK] = block_bytes(block)
-        for block in range(BLOCKS):
-            entry = (local.address + block * BLOCK, remote.address + block * BLOCK, BLOCK)
-            requests.append(prefill.write_async(peer, [entry],
-                                                notification=b"block %d" % block))
+        requests = [prefill.submit_prepared(blocks, xfer.OpCode.WRITE, first=block, count=1,
+                                            notification=b"block %d" % block, timeout=10.0)
+                    for block in range(BLOCKS)]
 
         # Decoder: a notification means the block is in memory now.
         whole = taken = 0

@@ -62,7 +62,9 @@ class XFER_API TransferRequest {
 
   // Blocks until the request finishes or `timeout` passes. Returns the final
   // status, or kTimeout (the request then stays in flight: wait again, or
-  // disconnect the peer, which fails it with kConnectionLost).
+  // disconnect the peer, which fails it with kConnectionLost). A request
+  // that finished with kTimeout (SubmitOptions::timeout) returns it too:
+  // done() tells the two apart.
   Status Wait(std::chrono::nanoseconds timeout) const;
 
   // True once the request has finished (successfully or not).

@@ -30,10 +30,8 @@ namespace {
 // KeyboardInterrupt propagates. REQUIRES: the GIL is held.
 Status FinishWithin(Engine& engine, PeerId peer, const TransferRequest& request,
                     std::chrono::nanoseconds timeout) {
-  Status status = WaitCheckingSignals(
-      timeout, [&](std::chrono::nanoseconds slice) { return request.Wait(slice); },
-      [&] { (void)engine.Disconnect(peer); });
-  if (status.code() != StatusCode::kTimeout) return status;
+  Status status = WaitForRequest(request, timeout, [&] { (void)engine.Disconnect(peer); });
+  if (status.code() != StatusCode::kTimeout || request.done()) return status;
   WithoutGil([&] { (void)engine.Disconnect(peer); });
   return Timeout("the operation did not complete within the timeout; the peer was disconnected");
 }

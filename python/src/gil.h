@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "xfer/status.h"
+#include "xfer/transfer.h"
 
 namespace xfer::python {
 
@@ -52,6 +53,31 @@ auto WaitCheckingSignals(std::chrono::nanoseconds timeout, Wait&& wait, Interrup
       throw pybind11::error_already_set();
     }
   }
+}
+
+// One wait on a TransferRequest: its final status once done (kTimeout
+// included: the request's own deadline passed), or not done yet.
+struct RequestWait {
+  Status status;
+  bool done = false;
+};
+inline StatusCode CodeOf(const RequestWait& wait) {
+  return wait.done ? StatusCode::kOk : StatusCode::kTimeout;
+}
+
+// WaitCheckingSignals for a request: ends when the request is done, with
+// its final status, or at `timeout` with kTimeout while it is not.
+template <typename Interrupted>
+Status WaitForRequest(const TransferRequest& request, std::chrono::nanoseconds timeout,
+                      Interrupted&& interrupted) {
+  const RequestWait waited = WaitCheckingSignals(
+      timeout,
+      [&](std::chrono::nanoseconds slice) {
+        Status status = request.Wait(slice);
+        return RequestWait{std::move(status), request.done()};
+      },
+      std::forward<Interrupted>(interrupted));
+  return waited.status;
 }
 
 }  // namespace xfer::python

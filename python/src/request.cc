@@ -21,9 +21,7 @@ size_t Request::Wait(double timeout_seconds) const {
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
   // Ctrl-C raises KeyboardInterrupt and leaves the request in flight: the
   // engine keeps the operation until it finishes (see the class comment).
-  ThrowIfError(WaitCheckingSignals(
-      timeout, [&](std::chrono::nanoseconds slice) { return operation_->request.Wait(slice); },
-      [] {}));
+  ThrowIfError(WaitForRequest(operation_->request, timeout, [] {}));
   return bytes();
 }
 

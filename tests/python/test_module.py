@@ -40,7 +40,7 @@ def test_list_cuda_devices_lists_or_says_why_not():
 def test_status_codes_mirror_the_cpp_enum_in_order():
     names = ["OK", "IN_PROGRESS", "INVALID_ARGUMENT", "NOT_FOUND", "PERMISSION_DENIED",
              "OUT_OF_RANGE", "TIMEOUT", "CONNECTION_LOST", "PROTOCOL_ERROR", "NOT_SUPPORTED",
-             "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "IO_ERROR", "INTERNAL"]
+             "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "IO_ERROR", "INTERNAL", "CANCELLED"]
     assert [int(getattr(xfer.StatusCode, name)) for name in names] == list(range(len(names)))
     assert len(xfer.StatusCode.__members__) == len(names)
 
