@@ -102,67 +102,64 @@ class PeerWatch {
   uint64_t next_ns_;
 };
 
+// Polls `arrived` (true once the peer's message #`seq` is here; an error
+// ends the wait) without sleeping, looking every `spins_per_check` polls
+// at the clock and at config.watch_peer: sets `stopped` instead when it
+// says the peer has finished, fails at once when it says the peer is gone,
+// and gives up after config.timeout naming `what`.
+template <typename Arrived>
+Status SpinUntil(const LatencyConfig& config, uint64_t spins_per_check, const char* what,
+                 uint64_t seq, bool& stopped, Arrived&& arrived) {
+  uint64_t spins = 0;
+  const uint64_t give_up = NowNs() + ToNs(config.timeout);
+  PeerWatch watch(config);
+  for (;;) {
+    auto here = arrived();
+    if (!here.ok()) return here.status();
+    if (*here) return Status::Ok();
+    if ((++spins % spins_per_check) != 0) continue;
+    const uint64_t now = NowNs();
+    auto finished = watch.Check(now);
+    if (!finished.ok()) return finished.status();
+    if (*finished) {
+      stopped = true;
+      return Status::Ok();
+    }
+    if (now > give_up) {
+      return Timeout(fmt::format("peer's {} #{} did not arrive within {} ms", what, seq,
+                                 config.timeout.count()));
+    }
+  }
+}
+
 // Spins until the peer's WRITE has landed sequence number `expected` in the
-// last byte of the receive slot. Sets `stopped` instead when
-// config.watch_peer says the peer has finished; fails at once when it says
-// the peer is gone.
+// last byte of the receive slot.
 // The byte is read as an acquire atomic: the peer's WRITE lands the payload
 // before its last byte, and nothing of the payload is read before the byte
 // is seen (an acquire load, not a fence: ThreadSanitizer models loads, not
 // fences).
 Status AwaitByte(uint8_t* byte, uint8_t expected, const LatencyConfig& config,
                  uint64_t seq, bool& stopped) {
-  uint64_t spins = 0;
-  const uint64_t give_up = NowNs() + ToNs(config.timeout);
-  PeerWatch watch(config);
   const std::atomic_ref<uint8_t> landed(*byte);
-  while (landed.load(std::memory_order_acquire) != expected) {
-    if ((++spins % kSpinsPerCheck) != 0) continue;
-    const uint64_t now = NowNs();
-    auto finished = watch.Check(now);
-    if (!finished.ok()) return finished.status();
-    if (*finished) {
-      stopped = true;
-      return Status::Ok();
-    }
-    if (now > give_up) {
-      return Timeout(fmt::format("peer's write #{} did not arrive within {} ms", seq,
-                                 config.timeout.count()));
-    }
-  }
-  return Status::Ok();
+  return SpinUntil(config, kSpinsPerCheck, "write", seq, stopped, [&]() -> Result<bool> {
+    return landed.load(std::memory_order_acquire) == expected;
+  });
 }
 
 // write_lat --notify: waits for the peer's notification of WRITE `seq`
-// (its text is the sequence number), polling the engine's inbox without
-// sleeping, as AwaitByte spins on the slot.
+// (its text is the sequence number), polling the engine's inbox, which
+// takes a lock: the clock is looked at more often than AwaitByte does.
 Status AwaitNotification(Session& session, const LatencyConfig& config, uint64_t seq,
                          bool& stopped) {
-  uint64_t spins = 0;
-  const uint64_t give_up = NowNs() + ToNs(config.timeout);
-  PeerWatch watch(config);
-  for (;;) {
+  return SpinUntil(config, 64, "notification", seq, stopped, [&]() -> Result<bool> {
     auto got = session.engine->GetNotifications(std::chrono::nanoseconds(0), session.peer);
-    if (!got.empty()) {
-      if (got.size() != 1 || got.front().message != std::to_string(seq)) {
-        return ProtocolError(fmt::format("expected the peer's notification #{}, got {} ('{}')",
-                                         seq, got.size(), got.front().message));
-      }
-      return Status::Ok();
+    if (got.empty()) return false;
+    if (got.size() != 1 || got.front().message != std::to_string(seq)) {
+      return ProtocolError(fmt::format("expected the peer's notification #{}, got {} ('{}')",
+                                       seq, got.size(), got.front().message));
     }
-    if ((++spins % 64) != 0) continue;
-    const uint64_t now = NowNs();
-    auto finished = watch.Check(now);
-    if (!finished.ok()) return finished.status();
-    if (*finished) {
-      stopped = true;
-      return Status::Ok();
-    }
-    if (now > give_up) {
-      return Timeout(fmt::format("peer's notification #{} did not arrive within {} ms", seq,
-                                 config.timeout.count()));
-    }
-  }
+    return true;
+  });
 }
 
 // Posts one entry, through Submit or (config.prepared) a prepared list

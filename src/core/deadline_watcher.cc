@@ -41,6 +41,7 @@ DeadlineWatcher::Entry* DeadlineWatcher::Arm(TransferRequest& request, PeerId pe
 void DeadlineWatcher::Start(Entry* entry) {
   {
     std::lock_guard lock(mu_);
+    entry->started_ = true;
     due_.push({entry->at_, entry});
   }
   wake_.notify_all();
@@ -83,15 +84,36 @@ void DeadlineWatcher::Loop() {
   }
 }
 
+size_t DeadlineWatcher::held() const {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
 void DeadlineWatcher::Reap() {
-  std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) {
-    if (!e->expired_) {
-      // Finished before its deadline: its due_ item still points at it.
-      return false;
-    }
-    std::lock_guard hold(e->mu_);
-    return e->request_ == nullptr;
+  auto finished = [](Entry& e) {
+    std::lock_guard hold(e.mu_);
+    return e.request_ == nullptr;
+  };
+  // Past their deadline: no due item names them any more.
+  std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
+    return e->expired_ && finished(*e);
   });
+  if (entries_.size() < compacted_at_) return;
+  // Requests that met their deadline leave their entries behind until it
+  // passes; when they pile up, drop them, due items and all.
+  std::vector<Due> kept;
+  kept.reserve(due_.size());
+  while (!due_.empty()) {
+    if (!finished(*due_.top().entry)) kept.push_back(due_.top());
+    due_.pop();
+  }
+  // Only started ones: an entry armed and not yet started belongs to a post
+  // under way on another thread, which will still Start() it.
+  std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
+    return e->started_ && finished(*e);
+  });
+  for (const Due& d : kept) due_.push(d);
+  compacted_at_ = std::max<size_t>(1024, 2 * entries_.size());
 }
 
 }  // namespace xfer::core

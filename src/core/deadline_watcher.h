@@ -51,15 +51,21 @@ class DeadlineWatcher {
   // engine has closed every connection.
   void Stop();
 
+  // Entries held now, finished or not (for tests: memory stays bounded by
+  // about twice the watched requests in flight).
+  size_t held() const;
+
  private:
   void Loop();
-  // Entries whose deadline passed while their request was in flight, kept
-  // until their request finishes; freed when it has.
+  // Frees the entries whose request has finished and that no due item
+  // still names: those past their deadline, and, once more than half of
+  // what is held has finished early, every finished one (the due queue is
+  // rebuilt without them). REQUIRES: mu_ held, on the watcher's thread.
   void Reap();
 
   const Expire expire_;
   const Close close_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable wake_;
   struct Due {
     std::chrono::steady_clock::time_point at;
@@ -69,6 +75,7 @@ class DeadlineWatcher {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;  // GUARDED_BY(mu_)
   std::vector<std::unique_ptr<Entry>> entries_;                      // GUARDED_BY(mu_)
   bool stopping_ = false;                                            // GUARDED_BY(mu_)
+  size_t compacted_at_ = 1024;  // GUARDED_BY(mu_): held entries that trigger a compaction
   std::thread thread_;
 };
 
@@ -90,6 +97,7 @@ class DeadlineWatcher::Entry final : public internal::CompletionWatch {
   const PeerId peer_;
   const std::chrono::steady_clock::time_point at_;
   bool expired_ = false;  // the watcher's thread only
+  bool started_ = false;  // GUARDED_BY(the watcher's mu_): its due item was queued
 };
 
 }  // namespace xfer::core

@@ -6,12 +6,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/request_access.h"
+#include "core/deadline_watcher.h"
+#include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "two_process.h"
@@ -25,22 +30,6 @@ using testing::TargetProcess;
 
 constexpr size_t kCancelRegion = size_t{48} << 20;
 constexpr size_t kBig = size_t{20} << 20;
-
-std::unique_ptr<Engine> MakeCancelEngine(const std::string& transport, const std::string& name,
-                                         const std::string& listen, const std::string& device,
-                                         DevicePath path, std::chrono::milliseconds io_timeout) {
-  EngineOptions options;
-  options.name = name;
-  options.listen_address = listen;
-  options.transports = {transport};
-  options.connect_timeout = 3000ms;
-  options.io_timeout = io_timeout;
-  options.device_path = path;
-  testing::UseVerbsDevice(options, device);
-  auto engine = Engine::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-  return engine.ok() ? std::move(engine.value()) : nullptr;
-}
 
 bool AllZero(const uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -60,9 +49,10 @@ class CancelTest : public ::testing::TestWithParam<std::string> {
   // `staged`, so that requests queue in its pipeline.
   void Connect(DevicePath path) {
     const auto devices = testing::TestVerbsDevices();
-    target_ = MakeCancelEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
+    target_ = testing::MakeTestEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
                                DevicePath::kAuto, 5000ms);
-    initiator_ = MakeCancelEngine(GetParam(), "initiator", "", devices.initiator, path, 5000ms);
+    initiator_ =
+        testing::MakeTestEngine(GetParam(), "initiator", "", devices.initiator, path, 5000ms);
     ASSERT_TRUE(target_ && initiator_);
     auto mine = initiator_->AllocateMemory(kCancelRegion, {});
     auto theirs = target_->AllocateMemory(kCancelRegion, {});
@@ -194,8 +184,9 @@ class DeadlinePeerTest : public ::testing::TestWithParam<std::string> {};
 
 void ExpectEndsByItsDeadline(const std::string& transport, int signal) {
   TargetProcess target({transport}, kCancelRegion, Access::kRemoteReadWrite, 0x11);
-  auto engine = MakeCancelEngine(transport, "initiator", "", testing::TestVerbsDevices().initiator,
-                                 DevicePath::kAuto, 30000ms);
+  auto engine = testing::MakeTestEngine(transport, "initiator", "",
+                                        testing::TestVerbsDevices().initiator, DevicePath::kAuto,
+                                        30000ms);
   ASSERT_TRUE(engine);
   auto local = engine->AllocateMemory(kCancelRegion, {});
   ASSERT_TRUE(local.ok());
@@ -247,3 +238,55 @@ INSTANTIATE_TEST_SUITE_P(Transports, DeadlinePeerTest,
 
 }  // namespace
 }  // namespace xfer
+
+namespace xfer::core {
+namespace {
+
+// Requests that meet their deadline leave an entry behind until it passes;
+// the watcher drops them once they pile up, so memory follows the
+// requests in flight, not the rate times the deadline.
+TEST(DeadlineWatcherTest, EntriesOfRequestsThatMetTheirDeadlineDoNotPileUp) {
+  DeadlineWatcher watcher([](PeerId, TransferRequest&) { return false; }, [](PeerId) {});
+  for (int i = 0; i < 20000; ++i) {
+    TransferRequest request;
+    auto* entry = watcher.Arm(request, 1, std::chrono::hours(1));
+    internal::RequestAccess::Start(request, 1);
+    watcher.Start(entry);
+    internal::RequestAccess::Complete(request, Status::Ok(), 0);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (watcher.held() > 2048 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_LE(watcher.held(), 2048u);
+}
+
+// A request whose deadline passes in flight is handed to Expire, while in
+// flight, and to Close when Expire says so.
+TEST(DeadlineWatcherTest, AnExpiredRequestIsEndedWhileStillInFlight) {
+  std::atomic<int> expired{0}, closed{0};
+  TransferRequest request;
+  DeadlineWatcher watcher(
+      [&](PeerId peer, TransferRequest& r) {
+        EXPECT_EQ(peer, 7u);
+        EXPECT_FALSE(r.done());
+        ++expired;
+        internal::RequestAccess::Preempt(r, Timeout("deadline"));
+        return true;
+      },
+      [&](PeerId peer) {
+        EXPECT_EQ(peer, 7u);
+        ++closed;
+        internal::RequestAccess::Complete(request, ConnectionLost("closed"), 0);
+      });
+  auto* entry = watcher.Arm(request, 7, std::chrono::milliseconds(20));
+  internal::RequestAccess::Start(request, 1);
+  watcher.Start(entry);
+  EXPECT_EQ(request.Wait(std::chrono::seconds(10)).code(), StatusCode::kTimeout);
+  EXPECT_TRUE(request.done());
+  EXPECT_EQ(expired.load(), 1);
+  EXPECT_EQ(closed.load(), 1);
+}
+
+}  // namespace
+}  // namespace xfer::core

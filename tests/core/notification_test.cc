@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -40,22 +41,6 @@ bool NoteMatches(const uint8_t* p, size_t n, uint32_t seed) {
   return true;
 }
 
-std::unique_ptr<Engine> MakeNotifyEngine(const std::string& transport, const std::string& name,
-                                         const std::string& listen, const std::string& device,
-                                         DevicePath path) {
-  EngineOptions options;
-  options.name = name;
-  options.listen_address = listen;
-  options.transports = {transport};
-  options.connect_timeout = 3000ms;
-  options.io_timeout = 2000ms;
-  options.device_path = path;
-  testing::UseVerbsDevice(options, device);
-  auto engine = Engine::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-  return engine.ok() ? std::move(engine.value()) : nullptr;
-}
-
 struct NotifyCase {
   std::string transport;
   DevicePath path;
@@ -77,9 +62,9 @@ class NotificationTest : public ::testing::TestWithParam<NotifyCase> {
       GTEST_SKIP() << testing::VerbsSkipReason();
     }
     const auto devices = testing::TestVerbsDevices();
-    target_ = MakeNotifyEngine(transport(), "target", "127.0.0.1:0", devices.target,
+    target_ = testing::MakeTestEngine(transport(), "target", "127.0.0.1:0", devices.target,
                                DevicePath::kAuto);
-    initiator_ = MakeNotifyEngine(transport(), "initiator", "", devices.initiator,
+    initiator_ = testing::MakeTestEngine(transport(), "initiator", "", devices.initiator,
                                   GetParam().path);
     ASSERT_TRUE(target_ && initiator_);
     auto local = initiator_->AllocateMemory(kNotifyRegion, {});
@@ -295,7 +280,7 @@ TEST_P(NotificationPeerDeathTest, NotificationsNeverPrecedeTheirDataWhenTheSende
     StreamNotifiedWrites(GetParam(), to_child[0]);
   }
   close(to_child[0]);
-  auto target = MakeNotifyEngine(GetParam(), "target", "127.0.0.1:0",
+  auto target = testing::MakeTestEngine(GetParam(), "target", "127.0.0.1:0",
                                  testing::TestVerbsDevices().target, DevicePath::kAuto);
   ASSERT_TRUE(target);
   auto region = target->AllocateMemory(kDeathBlock * kDeathBlocks, {});
@@ -332,7 +317,7 @@ TEST_P(NotificationPeerDeathTest, NotificationsNeverPrecedeTheirDataWhenTheSende
                       << "; its exit status " << status;
   EXPECT_TRUE(WIFSIGNALED(status)) << "the sender failed on its own: exit " << WEXITSTATUS(status);
   // The engine carries on: a new peer can connect and notify.
-  auto again = MakeNotifyEngine(GetParam(), "next", "", testing::TestVerbsDevices().initiator,
+  auto again = testing::MakeTestEngine(GetParam(), "next", "", testing::TestVerbsDevices().initiator,
                                 DevicePath::kAuto);
   ConnectOptions options;
   options.transport = GetParam();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -25,22 +26,6 @@ constexpr uint32_t kListEntries = 100;
 // Entry i: 100 + 37 * i bytes at offset i * 8192 on both sides, unaligned.
 TransferEntry ListEntry(uint8_t* local, uint64_t remote, uint32_t i) {
   return {local + i * 8192 + 3, remote + i * 8192 + 5, size_t{100} + 37 * i};
-}
-
-std::unique_ptr<Engine> MakeListEngine(const std::string& transport, const std::string& name,
-                                       const std::string& listen, const std::string& device,
-                                       DevicePath path) {
-  EngineOptions options;
-  options.name = name;
-  options.listen_address = listen;
-  options.transports = {transport};
-  options.connect_timeout = 3000ms;
-  options.io_timeout = 2000ms;
-  options.device_path = path;
-  testing::UseVerbsDevice(options, device);
-  auto engine = Engine::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-  return engine.ok() ? std::move(engine.value()) : nullptr;
 }
 
 struct ListCase {
@@ -64,9 +49,9 @@ class PreparedListTest : public ::testing::TestWithParam<ListCase> {
       GTEST_SKIP() << testing::VerbsSkipReason();
     }
     const auto devices = testing::TestVerbsDevices();
-    target_ = MakeListEngine(GetParam().transport, "target", "127.0.0.1:0", devices.target,
+    target_ = testing::MakeTestEngine(GetParam().transport, "target", "127.0.0.1:0", devices.target,
                              DevicePath::kAuto);
-    initiator_ = MakeListEngine(GetParam().transport, "initiator", "", devices.initiator,
+    initiator_ = testing::MakeTestEngine(GetParam().transport, "initiator", "", devices.initiator,
                                 GetParam().path);
     ASSERT_TRUE(target_ && initiator_);
     auto mine = initiator_->AllocateMemory(kListRegion, {});

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -38,22 +39,6 @@ size_t FirstMismatch(const uint8_t* p, size_t n, uint32_t seed) {
   return n;
 }
 
-std::unique_ptr<Engine> MakeStagingEngine(const std::string& transport, const std::string& name,
-                                          const std::string& listen, const std::string& device,
-                                          DevicePath path) {
-  EngineOptions options;
-  options.name = name;
-  options.listen_address = listen;
-  options.transports = {transport};
-  options.connect_timeout = 3000ms;
-  options.io_timeout = 2000ms;
-  options.device_path = path;
-  testing::UseVerbsDevice(options, device);
-  auto engine = Engine::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-  return engine.ok() ? std::move(engine.value()) : nullptr;
-}
-
 class StagingTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -61,9 +46,9 @@ class StagingTest : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << testing::VerbsSkipReason();
     }
     const auto devices = testing::TestVerbsDevices();
-    target_ = MakeStagingEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
+    target_ = testing::MakeTestEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
                                 DevicePath::kAuto);
-    initiator_ = MakeStagingEngine(GetParam(), "initiator", "", devices.initiator,
+    initiator_ = testing::MakeTestEngine(GetParam(), "initiator", "", devices.initiator,
                                    DevicePath::kStaged);
     ASSERT_TRUE(target_ && initiator_);
     auto local = initiator_->AllocateMemory(kStagingRegion, {});
