@@ -7,6 +7,7 @@
 #include "common/output_file.h"
 #include "report/matrix/matrix_json.h"
 #include "report/perftest_table.h"
+#include "report/registration_json.h"
 
 namespace xfer::report {
 namespace {
@@ -120,18 +121,7 @@ json JsonTestInfo(const TestInfo& info) {
            {"Number_of_qps", info.qps}};
   if (info.notify) out["notify"] = true;
   if (info.prepared) out["prepared"] = true;
-  if (info.registration) {
-    const bench::RegistrationTiming& r = *info.registration;
-    // Per GiB (2^30 bytes), scaled from the buffer's size: small buffers
-    // are dominated by fixed costs, which the bytes beside them show.
-    const double gib = static_cast<double>(r.bytes) / static_cast<double>(uint64_t{1} << 30);
-    out["registration"] = {{"memory", MemoryKindName(r.kind)},
-                           {"bytes", r.bytes},
-                           {"register_s", r.register_s},
-                           {"deregister_s", r.deregister_s},
-                           {"register_s_per_GiB", gib > 0 ? r.register_s / gib : 0.0},
-                           {"deregister_s_per_GiB", gib > 0 ? r.deregister_s / gib : 0.0}};
-  }
+  if (info.registration) out["registration"] = RegistrationJson(*info.registration);
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;

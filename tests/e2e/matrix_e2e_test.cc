@@ -198,6 +198,13 @@ TEST(MatrixE2e, TargetAndInitiatorAsTwoProcesses) {
   EXPECT_EQ(CountStatus(document, "ok"), document["cells"].size());
   EXPECT_FALSE(document["hosts"]["target"]["hostname"].get<std::string>().empty());
   EXPECT_EQ(document["hosts"]["target"]["hostname"], document["hosts"]["initiator"]["hostname"]);
+  // The initiator's one host buffer: registered, and deregistered at the end.
+  ASSERT_EQ(document["registration"].size(), 1u) << document["registration"];
+  const json& registration = document["registration"][0];
+  EXPECT_EQ(registration["memory"], "host");
+  EXPECT_EQ(registration["bytes"], document["config"]["transfer_size"]) << registration;
+  EXPECT_GT(registration["register_s"].get<double>(), 0.0) << registration;
+  EXPECT_GT(registration["deregister_s"].get<double>(), 0.0) << registration;
 }
 
 TEST(MatrixE2e, StrayConnectionDoesNotEndAWaitingTarget) {

@@ -1,5 +1,6 @@
 #include "bench/matrix/matrix_initiator.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -74,6 +75,9 @@ class Initiator {
   Status Interrupted(size_t index, uint32_t sample, uint32_t total);
   const TargetBuffer* FindTargetBuffer(const std::string& placement) const;
   Status Finish(Status status);
+  // Frees the local buffers once the grid is done, timing each
+  // deregistration into run_.registrations.
+  void DeregisterLocalBuffers();
 
   const MatrixConfig& config_;
   MatrixObserver& observer_;
@@ -125,9 +129,25 @@ Status Initiator::Finish(Status status) {
     run_.outcome = stop_.load() != 0 ? RunOutcome::kInterrupted : RunOutcome::kFailed;
     run_.error = status.message();
   }
+  DeregisterLocalBuffers();
   if (!planned_) observer_.OnPlan(run_);
   observer_.OnFinish(run_);
   return status;
+}
+
+void Initiator::DeregisterLocalBuffers() {
+  if (!engine_) return;
+  size_t k = 0;
+  for (PlacedBuffer& buffer : local_) {
+    if (!buffer.available) continue;
+    const auto start = std::chrono::steady_clock::now();
+    const Status gone = engine_->DeregisterMemory(buffer.region);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    buffer.available = false;
+    if (k < run_.registrations.size() && gone.ok()) run_.registrations[k].deregister_s = seconds;
+    ++k;
+  }
 }
 
 Status Initiator::Setup() {
@@ -140,6 +160,9 @@ Status Initiator::Setup() {
       config_.cuda_device);
   if (!local.ok()) return local.status();
   local_ = std::move(local.value());
+  for (const PlacedBuffer& buffer : local_) {
+    if (buffer.available) run_.registrations.push_back(buffer.registration);
+  }
 
   auto socket = ConnectTcp({config_.host, config_.port}, Deadline::After(config_.timeout));
   if (!socket.ok()) {

@@ -11,6 +11,7 @@
 #include "bench/matrix/cell_result.h"
 #include "bench/matrix/host_fingerprint.h"
 #include "bench/matrix/local_anchor.h"
+#include "bench/model/registration_timing.h"
 #include "bench/matrix/matrix_config.h"
 
 namespace xfer::matrix {
@@ -46,6 +47,9 @@ struct MatrixRun {
   // The initiator GPU's local copies (local_anchor.h), after the cells;
   // empty when no direction touches device memory.
   std::vector<AnchorResult> anchors;
+  // What registering the initiator's buffers cost, one per memory placement
+  // it allocated; deregistration timed at the run's end.
+  std::vector<bench::RegistrationTiming> registrations;
   RunOutcome outcome = RunOutcome::kRunning;
   std::string error;
 

@@ -1,6 +1,7 @@
 #include "bench/matrix/side_buffers.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -41,10 +42,14 @@ Result<std::vector<PlacedBuffer>> AllocateSideBuffers(
     options.access = Access::kRemoteReadWrite;
     options.kind = *placement->engine_kind;
     options.device = cuda_device;
+    const auto start = std::chrono::steady_clock::now();
     auto region = engine.AllocateMemory(length, options);
     if (region.ok()) {
       buffer.available = true;
       buffer.region = *region;
+      buffer.registration = {
+          options.kind, length,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), -1.0};
     } else if (region.status().code() == StatusCode::kNotSupported ||
                region.status().code() == StatusCode::kFailedPrecondition) {
       buffer.reason = fmt::format("{} memory: {}", placement->name, region.status().message());

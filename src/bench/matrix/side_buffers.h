@@ -12,6 +12,7 @@
 
 #include "bench/matrix/direction.h"
 #include "bench/matrix/memory_placement.h"
+#include "bench/model/registration_timing.h"
 #include "xfer/engine.h"
 
 namespace xfer::matrix {
@@ -31,6 +32,8 @@ struct PlacedBuffer {
   bool available = false;
   std::string reason;   // why not available: the engine's word, or the catalog's
   MemoryRegion region;  // when available
+  // What allocating (registering) it cost; deregister_s < 0 until freed.
+  bench::RegistrationTiming registration;
 };
 
 // Allocates `length` bytes of each placement, readable and writable by the

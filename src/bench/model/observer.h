@@ -15,7 +15,7 @@
 #include "bench/model/ceiling.h"
 #include "bench/model/results.h"
 #include "xfer/data_mover.h"
-#include "xfer/memory.h"
+#include "bench/model/registration_timing.h"
 
 namespace xfer::bench {
 
@@ -51,18 +51,6 @@ struct VerbsRunInfo {
   bool wr_api = false;
   std::vector<QpAddress> local;   // one per QP
   std::vector<QpAddress> remote;  // one per QP
-};
-
-// What registering and deregistering memory of the test buffer's kind and
-// size cost this engine (Engine::AllocateMemory, DeregisterMemory): the
-// pages faulted in (several threads for 64 MiB and more), pinned with the
-// CUDA driver where device memory takes part; over verbs the NIC's own
-// registration is part of connecting, not of this.
-struct RegistrationTiming {
-  MemoryKind kind = MemoryKind::kHost;
-  uint64_t bytes = 0;
-  double register_s = 0;
-  double deregister_s = 0;
 };
 
 // What the run settled on once the peers are connected: the header of the

@@ -4,6 +4,7 @@
 
 #include "bench/matrix/block_size.h"
 #include "report/matrix/anchor_table.h"
+#include "report/registration_json.h"
 
 namespace xfer::report {
 namespace {
@@ -47,6 +48,14 @@ json UnitsJson() {
                 {"rate_gbits", kLinkRate},
                 {"ceiling.bytes_per_sec", "bytes/s"},
                 {"efficiency", "median_gbps / ceiling, a fraction (1 = the ceiling)"}}}};
+}
+
+// The initiator's buffers: what registering (and, at the end, deregistering)
+// each cost.
+json RegistrationsJson(const matrix::MatrixRun& run) {
+  json out = json::array();
+  for (const auto& timing : run.registrations) out.push_back(RegistrationJson(timing));
+  return out;
 }
 
 json RunJson(const matrix::MatrixRun& run) {
@@ -172,7 +181,8 @@ json MatrixJson(const matrix::MatrixRun& run) {
               {"transports", run.transports},
               {"skipped_transports", std::move(skipped)},
               {"cells", std::move(cells)},
-              {"anchors", AnchorsJson(run)}};
+              {"anchors", AnchorsJson(run)},
+              {"registration", RegistrationsJson(run)}};
 }
 
 }  // namespace xfer::report

@@ -1,0 +1,20 @@
+// A RegistrationTiming as JSON, for every report that records one (the
+// perftest tests' test_info.registration, the matrix's registration).
+#ifndef XFER_REPORT_REGISTRATION_JSON_H_
+#define XFER_REPORT_REGISTRATION_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "bench/model/registration_timing.h"
+
+namespace xfer::report {
+
+// {"memory", "bytes", "register_s", "register_s_per_GiB", and, once
+// deregistered, "deregister_s", "deregister_s_per_GiB"}; per GiB (2^30
+// bytes) scaled from the region's size: small regions are dominated by
+// fixed costs, which the bytes beside them show.
+nlohmann::json RegistrationJson(const bench::RegistrationTiming& timing);
+
+}  // namespace xfer::report
+
+#endif  // XFER_REPORT_REGISTRATION_JSON_H_
