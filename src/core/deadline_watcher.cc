@@ -1,6 +1,8 @@
 #include "core/deadline_watcher.h"
 
 #include <algorithm>
+#include <string>
+#include <system_error>
 
 namespace xfer::core {
 namespace {
@@ -11,27 +13,37 @@ constexpr auto kReapPeriod = std::chrono::milliseconds(10);
 }  // namespace
 
 DeadlineWatcher::DeadlineWatcher(Expire expire, Close close)
-    : expire_(std::move(expire)), close_(std::move(close)), thread_([this] { Loop(); }) {}
+    : expire_(std::move(expire)), close_(std::move(close)) {}
 
 DeadlineWatcher::~DeadlineWatcher() { Stop(); }
 
 void DeadlineWatcher::Stop() {
+  std::thread thread;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    thread = std::move(thread_);
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (thread.joinable()) thread.join();
 }
 
-DeadlineWatcher::Entry* DeadlineWatcher::Arm(TransferRequest& request, PeerId peer,
-                                             std::chrono::nanoseconds timeout) {
+Result<DeadlineWatcher::Entry*> DeadlineWatcher::Arm(TransferRequest& request, PeerId peer,
+                                                     std::chrono::nanoseconds timeout) {
   const auto at = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   auto entry = std::make_unique<Entry>(request, peer, at);
   Entry* raw = entry.get();
   {
     std::lock_guard lock(mu_);
+    if (stopping_) return FailedPrecondition("the engine is shutting down");
+    if (!thread_.joinable()) {
+      try {
+        thread_ = std::thread([this] { Loop(); });
+      } catch (const std::system_error& e) {
+        return ResourceExhausted(std::string("cannot start the deadline thread: ") + e.what());
+      }
+    }
     entries_.push_back(std::move(entry));
   }
   internal::RequestAccess::Watch(request, raw);

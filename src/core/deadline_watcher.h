@@ -1,5 +1,6 @@
-// Per-request deadlines (SubmitOptions::timeout): one thread per engine
-// that ends the requests still in flight when their deadline passes.
+// Per-request deadlines (SubmitOptions::timeout): one thread per engine,
+// started by the first request that has a deadline, that ends the
+// requests still in flight when their deadline passes.
 //
 // A watched request is told apart from its owner's reuse of the memory by
 // a CompletionWatch (request_access.h): the request's completion calls
@@ -40,9 +41,10 @@ class DeadlineWatcher {
   DeadlineWatcher& operator=(const DeadlineWatcher&) = delete;
 
   // One watched submission: Arm() before posting, then Start() it once the
-  // post succeeded or Cancel() it when the post failed.
+  // post succeeded or Cancel() it when the post failed. Errors (Arm):
+  // kResourceExhausted when the watcher's thread cannot start.
   class Entry;
-  Entry* Arm(TransferRequest& request, PeerId peer, std::chrono::nanoseconds timeout);
+  Result<Entry*> Arm(TransferRequest& request, PeerId peer, std::chrono::nanoseconds timeout);
   void Start(Entry* entry);
   void Cancel(Entry* entry, TransferRequest& request);
 
@@ -76,7 +78,7 @@ class DeadlineWatcher {
   std::vector<std::unique_ptr<Entry>> entries_;                      // GUARDED_BY(mu_)
   bool stopping_ = false;                                            // GUARDED_BY(mu_)
   size_t compacted_at_ = 1024;  // GUARDED_BY(mu_): held entries that trigger a compaction
-  std::thread thread_;
+  std::thread thread_;  // GUARDED_BY(mu_) until joined: started by the first Arm
 };
 
 class DeadlineWatcher::Entry final : public internal::CompletionWatch {

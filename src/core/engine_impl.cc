@@ -336,7 +336,9 @@ Status EngineImpl::WithDeadline(PeerId peer, TransferRequest& request,
   if (internal::RequestAccess::InFlight(request)) {
     return InvalidArgument("request is already in flight");
   }
-  DeadlineWatcher::Entry* watch = deadlines_.Arm(request, peer, timeout);
+  auto armed = deadlines_.Arm(request, peer, timeout);
+  if (!armed.ok()) return armed.status();
+  DeadlineWatcher::Entry* watch = *armed;
   Status posted = post();
   if (!posted.ok()) {
     deadlines_.Cancel(watch, request);

@@ -249,9 +249,10 @@ TEST(DeadlineWatcherTest, EntriesOfRequestsThatMetTheirDeadlineDoNotPileUp) {
   DeadlineWatcher watcher([](PeerId, TransferRequest&) { return false; }, [](PeerId) {});
   for (int i = 0; i < 20000; ++i) {
     TransferRequest request;
-    auto* entry = watcher.Arm(request, 1, std::chrono::hours(1));
+    auto entry = watcher.Arm(request, 1, std::chrono::hours(1));
+    ASSERT_TRUE(entry.ok());
     internal::RequestAccess::Start(request, 1);
-    watcher.Start(entry);
+    watcher.Start(*entry);
     internal::RequestAccess::Complete(request, Status::Ok(), 0);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -279,9 +280,10 @@ TEST(DeadlineWatcherTest, AnExpiredRequestIsEndedWhileStillInFlight) {
         ++closed;
         internal::RequestAccess::Complete(request, ConnectionLost("closed"), 0);
       });
-  auto* entry = watcher.Arm(request, 7, std::chrono::milliseconds(20));
+  auto entry = watcher.Arm(request, 7, std::chrono::milliseconds(20));
+  ASSERT_TRUE(entry.ok());
   internal::RequestAccess::Start(request, 1);
-  watcher.Start(entry);
+  watcher.Start(*entry);
   EXPECT_EQ(request.Wait(std::chrono::seconds(10)).code(), StatusCode::kTimeout);
   EXPECT_TRUE(request.done());
   EXPECT_EQ(expired.load(), 1);
