@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/byte_pattern.h"
 #include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
@@ -28,17 +29,9 @@ using namespace std::chrono_literals;
 
 constexpr size_t kNotifyRegion = size_t{8} << 20;
 
-uint8_t NotePattern(size_t i, uint32_t seed) {
-  return static_cast<uint8_t>((i * 151 + seed * 13 + (i >> 9)) & 0xff);
-}
-void NoteFill(uint8_t* p, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; ++i) p[i] = NotePattern(i, seed);
-}
+// Whether [p, p + n) holds the pattern of `seed` (support/byte_pattern.h).
 bool NoteMatches(const uint8_t* p, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] != NotePattern(i, seed)) return false;
-  }
-  return true;
+  return testing::FirstPatternMismatch(p, n, seed) == n;
 }
 
 struct NotifyCase {
@@ -99,7 +92,7 @@ class NotificationTest : public ::testing::TestWithParam<NotifyCase> {
 TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersName) {
   // Larger than a staging chunk, so that a staged request has several.
   const size_t size = (size_t{5} << 20) + 17;
-  NoteFill(local(), size, 4);
+  testing::FillPattern(local(), size, 4);
   std::memset(remote(), 0, size);
   const TransferEntry entry{local(), remote_address(), size};
   SubmitOptions options;
@@ -123,7 +116,7 @@ TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersNa
 }
 
 TEST_P(NotificationTest, AReadsNotificationArrivesOnceItsBytesWereRead) {
-  NoteFill(remote(), kNotifyRegion, 9);
+  testing::FillPattern(remote(), kNotifyRegion, 9);
   std::memset(local(), 0, kNotifyRegion);
   const TransferEntry entry{local(), remote_address(), kNotifyRegion};
   SubmitOptions options;
@@ -251,7 +244,7 @@ constexpr size_t kDeathBlocks = 128;
   if (!info.ok() || info->regions.empty()) _exit(5);
   auto* src = static_cast<uint8_t*>(local->address);
   for (size_t i = 0; i < kDeathBlocks; ++i) {
-    NoteFill(src + i * kDeathBlock, kDeathBlock, static_cast<uint32_t>(i));
+    testing::FillPattern(src + i * kDeathBlock, kDeathBlock, static_cast<uint32_t>(i));
     const TransferEntry entry{src + i * kDeathBlock, info->regions[0].address + i * kDeathBlock,
                               kDeathBlock};
     SubmitOptions submit;
