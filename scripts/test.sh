@@ -45,10 +45,27 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:inte
 # most of their time is spent waiting (timeouts that must expire, peers
 # that must start, Chromium), and they pass so on a loaded host. The
 # sanitizer builds' tests are CPU-bound: one per core.
+#
+# On a failure it repeats, last, what each failed test printed at its
+# assertions: ctest's own output puts it above hundreds of lines of
+# summary, where a log kept only by its tail loses it.
 run_ctest() {
   local flavour=$1 jobs=$2
   shift 2
-  ctest --test-dir "build/$flavour" --output-on-failure -j "$jobs" --timeout 300 "$@"
+  local rc=0
+  ctest --test-dir "build/$flavour" --output-on-failure -j "$jobs" --timeout 300 "$@" || rc=$?
+  if ((rc != 0)); then
+    summarize_failures "build/$flavour/Testing/Temporary"
+  fi
+  return "$rc"
+}
+
+summarize_failures() {
+  local dir=$1
+  [[ -f $dir/LastTestsFailed.log ]] || return 0
+  echo "=== failed tests, and what they printed at their failures"
+  sed 's/^/  /' "$dir/LastTestsFailed.log"
+  grep -E -A8 ': Failure$|^\[  FAILED  \]|Timeout|SEGV|Sanitizer' "$dir/LastTest.log" | head -120 || true
 }
 cores=$(nproc)
 
