@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "xfer/data_mover.h"
+#include "xfer/device_registration.h"
 #include "xfer/export.h"
 #include "xfer/memory.h"
 #include "xfer/nic_port.h"
@@ -157,6 +158,12 @@ struct PeerInfo {
   uint64_t max_inline_bytes = 0;
   std::vector<RemoteRegion> regions;  // as the peer described them
   NicPort nic;  // data_mover kNic: the local port carrying this connection
+  // This side's memory registered with the transport's device when the
+  // connection was set up: every region the engine held then (over verbs
+  // regions longer than the transport option registration_piece in pieces,
+  // several at once). Zero on transports without one. Regions allocated
+  // later are registered on their first use, not counted here.
+  DeviceRegistration registration;
 };
 
 // A message from a peer's Engine::Notify or from a request it submitted

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+
 #include "engine.h"
 #include "xfer/device.h"
 #include "xfer/engine.h"
@@ -41,6 +43,26 @@ void BindPeerInfo(py::module_& module) {
                            n.mtu_bytes);
       });
 
+  py::class_<DeviceRegistration>(
+      module, "DeviceRegistration",
+      "This side's memory registered with the transport's device when the connection was set\n"
+      "up (verbs: ibv_reg_mr); all zero on transports without one.")
+      .def_readonly("bytes", &DeviceRegistration::bytes, "Bytes registered (int).")
+      .def_readonly("memory_registrations", &DeviceRegistration::memory_registrations,
+                    "Memory registrations made: a large region makes one per piece (int).")
+      .def_property_readonly(
+          "seconds",
+          [](const DeviceRegistration& r) {
+            return std::chrono::duration<double>(r.duration).count();
+          },
+          "Wall time of all of them (float).")
+      .def("__repr__", [](const DeviceRegistration& r) {
+        return fmt::format("xfer.DeviceRegistration(bytes={}, memory_registrations={}, "
+                           "seconds={:.6f})",
+                           r.bytes, r.memory_registrations,
+                           std::chrono::duration<double>(r.duration).count());
+      });
+
   py::class_<PeerInfo>(module, "PeerInfo", "What the engine knows of a connected peer.")
       .def_readonly("name", &PeerInfo::name, "The peer's engine name (str).")
       .def_readonly("transport", &PeerInfo::transport,
@@ -62,6 +84,9 @@ void BindPeerInfo(py::module_& module) {
       .def_readonly("regions", &PeerInfo::regions,
                     "The peer's regions registered before the connection (list[RemoteRegion]).")
       .def_readonly("nic", &PeerInfo::nic, "The local NIC port, for verbs (NicPort).")
+      .def_readonly("registration", &PeerInfo::registration,
+                    "This side's memory registered with the device at connect "
+                    "(DeviceRegistration).")
       .def("__repr__", [](const PeerInfo& p) {
         return fmt::format("xfer.PeerInfo(name='{}', transport='{}', streams={}, regions={})",
                            p.name, p.transport, p.streams, p.regions.size());

@@ -263,6 +263,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   // Measured before the first size, while the peer waits at its barrier.
   if (auto probe = ProbeRegistration(params, session); probe.ok()) {
     info.registration = *probe;
+    info.registration->nic = session.peer_info.registration;
   } else {
     observer.OnNotice("registration not measured: " + probe.status().ToString());
   }

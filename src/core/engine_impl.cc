@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/request_access.h"
+#include "transport/notification_length.h"
 
 namespace xfer::core {
 namespace {
@@ -22,12 +23,6 @@ uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
 std::span<const uint8_t> BytesOf(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-}
-
-Status CheckNotificationLength(size_t length) {
-  if (length >= 1 && length <= kMaxNotificationBytes) return Status::Ok();
-  return InvalidArgument(fmt::format("a notification holds 1 to {} bytes, not {}",
-                                     kMaxNotificationBytes, length));
 }
 
 EngineOptions WithoutSecret(EngineOptions options) {
@@ -321,7 +316,7 @@ Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry>
 Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                           TransferRequest& request, const SubmitOptions& options) {
   if (!options.notification.empty()) {
-    XFER_RETURN_IF_ERROR(CheckNotificationLength(options.notification.size()));
+    XFER_RETURN_IF_ERROR(transport::CheckNotificationLength(options.notification.size()));
   }
   return WithDeadline(peer, request, options.timeout, [&] {
     return SubmitTo(peer, op, entries, request, options.stream, BytesOf(options.notification));
@@ -422,7 +417,7 @@ Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntr
 
 Status EngineImpl::Notify(PeerId peer, std::string_view message, TransferRequest& request,
                           uint32_t stream) {
-  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()));
+  XFER_RETURN_IF_ERROR(transport::CheckNotificationLength(message.size()));
   if (internal::RequestAccess::InFlight(request)) {
     return InvalidArgument("request is already in flight");
   }
@@ -529,7 +524,9 @@ Status EngineImpl::SubmitSelection(internal::PreparedList& list, OpCode op,
                                         op == OpCode::kWrite ? "write" : "read"));
   }
   const std::span<const uint8_t> notification = BytesOf(options.notification);
-  if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotificationLength(notification.size()));
+  if (!notification.empty()) {
+    XFER_RETURN_IF_ERROR(transport::CheckNotificationLength(notification.size()));
+  }
   auto connection = peers_.Find(list.peer());
   if (!connection || &*connection != list.connection()) {
     return NotFound(fmt::format("the prepared list's connection to peer {} is closed", list.peer()));

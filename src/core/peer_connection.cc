@@ -66,6 +66,7 @@ PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
   const transport::Capabilities caps = transport.capabilities();
   PeerInfo info;
   info.nic = endpoint.nic();
+  info.registration = endpoint.registration();
   info.staged = ctx.device_path == DevicePath::kStaged;
   const bool staged_device = info.staged || (ctx.device_path == DevicePath::kAuto &&
                                              !caps.Carries(MemoryKind::kCuda));

@@ -1,5 +1,7 @@
 #include "report/registration_json.h"
 
+#include <chrono>
+
 namespace xfer::report {
 
 nlohmann::json RegistrationJson(const bench::RegistrationTiming& timing) {
@@ -13,6 +15,15 @@ nlohmann::json RegistrationJson(const bench::RegistrationTiming& timing) {
   if (timing.deregister_s >= 0) {
     out["deregister_s"] = timing.deregister_s;
     out["deregister_s_per_GiB"] = per_gib(timing.deregister_s);
+  }
+  if (timing.nic.bytes > 0) {
+    const double nic_gib =
+        static_cast<double>(timing.nic.bytes) / static_cast<double>(uint64_t{1} << 30);
+    const double seconds = std::chrono::duration<double>(timing.nic.duration).count();
+    out["nic"] = {{"bytes", timing.nic.bytes},
+                  {"memory_registrations", timing.nic.memory_registrations},
+                  {"register_s", seconds},
+                  {"register_s_per_GiB", seconds / nic_gib}};
   }
   return out;
 }

@@ -12,7 +12,9 @@ namespace xfer::report {
 // {"memory", "bytes", "register_s", "register_s_per_GiB", and, once
 // deregistered, "deregister_s", "deregister_s_per_GiB"}; per GiB (2^30
 // bytes) scaled from the region's size: small regions are dominated by
-// fixed costs, which the bytes beside them show.
+// fixed costs, which the bytes beside them show. Where the connection
+// registered this side's memory with a NIC (verbs), "nic": {"bytes",
+// "memory_registrations", "register_s", "register_s_per_GiB"}.
 nlohmann::json RegistrationJson(const bench::RegistrationTiming& timing);
 
 }  // namespace xfer::report

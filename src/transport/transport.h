@@ -18,6 +18,7 @@
 #include "transport/notification_sink.h"
 #include "transport/remote_memory.h"
 #include "xfer/data_mover.h"
+#include "xfer/device_registration.h"
 #include "xfer/nic_port.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
@@ -275,6 +276,11 @@ class Endpoint {
   // The local NIC port this connection uses (PeerInfo::nic); the default,
   // for transports without one, is empty. Fixed once the endpoint exists.
   virtual NicPort nic() const { return {}; }
+
+  // What CreateEndpoint spent registering this side's announced regions
+  // with the device (PeerInfo::registration); the default, for transports
+  // that register nothing, is zero. Fixed once the endpoint exists.
+  virtual DeviceRegistration registration() const { return {}; }
 };
 
 class Transport {

@@ -1,8 +1,10 @@
 // Registration at scale on every transport: regions registered before the
 // connection, large enough that verbs registers them side by side on
-// several threads, are all reachable; a region registered after the
-// connection is registered on first use while posts on another region go
-// on, and every byte lands.
+// several threads, and (verbs) in pieces of 8 MiB, are all reachable; an
+// entry running across pieces, cut at different places on each side, lands
+// byte for byte both ways; a region registered after the connection is
+// registered on first use while posts on another region go on, and every
+// byte lands.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/byte_pattern.h"
 #include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
@@ -25,6 +28,15 @@ using namespace std::chrono_literals;
 
 constexpr size_t kLargeRegion = size_t{40} << 20;  // three make 120 MiB: registered side by side
 constexpr size_t kLargeRegions = 3;
+// verbs registers each large region in pieces of this size: 5 each.
+constexpr size_t kRegistrationPiece = size_t{8} << 20;
+
+EngineOptions WithSmallPieces(EngineOptions options) {
+  if (options.transports == std::vector<std::string>{"verbs"}) {
+    options.transport_options["verbs"]["registration_piece"] = std::to_string(kRegistrationPiece);
+  }
+  return options;
+}
 
 class RegistrationTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -33,8 +45,10 @@ class RegistrationTest : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << testing::VerbsSkipReason();
     }
     const auto devices = testing::TestVerbsDevices();
-    target_ = testing::MakeTestEngine(GetParam(), "target", "127.0.0.1:0", devices.target);
-    initiator_ = testing::MakeTestEngine(GetParam(), "initiator", "", devices.initiator);
+    target_ = testing::MakeTestEngine(WithSmallPieces(
+        testing::TestEngineOptions(GetParam(), "target", "127.0.0.1:0", devices.target)));
+    initiator_ = testing::MakeTestEngine(
+        WithSmallPieces(testing::TestEngineOptions(GetParam(), "initiator", "", devices.initiator)));
     ASSERT_TRUE(target_ && initiator_);
     for (size_t i = 0; i < kLargeRegions; ++i) {
       auto theirs = target_->AllocateMemory(kLargeRegion, {});
@@ -75,6 +89,47 @@ TEST_P(RegistrationTest, EveryLargeRegionRegisteredBeforeConnectingIsReachable) 
       EXPECT_EQ(landed[(1 << 20) - 1], fill);
     }
   }
+}
+
+// The connection says what registering this side's memory with its device
+// cost: over verbs the three regions held at connect, five pieces each;
+// nothing on transports without a NIC.
+TEST_P(RegistrationTest, PeerInfoSaysWhatConnectingRegisteredWithTheDevice) {
+  auto info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  const DeviceRegistration& registration = info->registration;
+  if (info->data_mover != DataMover::kNic) {
+    EXPECT_EQ(registration.bytes, 0u);
+    EXPECT_EQ(registration.memory_registrations, 0u);
+    EXPECT_EQ(registration.duration.count(), 0);
+    return;
+  }
+  EXPECT_EQ(registration.bytes, kLargeRegions * kLargeRegion);
+  EXPECT_EQ(registration.memory_registrations, kLargeRegions * (kLargeRegion / kRegistrationPiece));
+  EXPECT_GT(registration.duration.count(), 0);
+}
+
+// 20 MiB from 3 MiB + 123 bytes into a local region to 5 MiB + 4567 bytes
+// into a remote one: over verbs it crosses two local and three remote piece
+// boundaries, at different offsets of the entry.
+TEST_P(RegistrationTest, AnEntryAcrossRegistrationPiecesLandsByteForByteBothWays) {
+  constexpr uint64_t kLocalOffset = (uint64_t{3} << 20) + 123;
+  constexpr uint64_t kRemoteOffset = (uint64_t{5} << 20) + 4567;
+  constexpr uint64_t kLength = uint64_t{20} << 20;
+  auto* source = static_cast<uint8_t*>(local_[0].address) + kLocalOffset;
+  testing::FillPattern(source, kLength, 11);
+  const TransferEntry write{source, Addr(remote_[0]) + kRemoteOffset, kLength};
+  ASSERT_TRUE(initiator_->Transfer(peer_, OpCode::kWrite, std::span(&write, 1), 10s).ok());
+  const auto* landed = static_cast<const uint8_t*>(remote_[0].address) + kRemoteOffset;
+  EXPECT_EQ(testing::FirstPatternMismatch(landed, kLength, 11), kLength);
+  // Read back into another region, at another offset.
+  auto* back = static_cast<uint8_t*>(local_[2].address) + (uint64_t{7} << 20) + 77;
+  const TransferEntry read{back, Addr(remote_[0]) + kRemoteOffset, kLength};
+  ASSERT_TRUE(initiator_->Transfer(peer_, OpCode::kRead, std::span(&read, 1), 10s).ok());
+  EXPECT_EQ(testing::FirstPatternMismatch(back, kLength, 11), kLength);
+  // One byte either side of the written span was left alone.
+  EXPECT_EQ(landed[-1], 0);
+  EXPECT_EQ(landed[kLength], 0);
 }
 
 // A region registered after the connection: its first post registers it

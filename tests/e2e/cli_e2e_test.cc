@@ -100,6 +100,13 @@ TEST_P(CliTransportTest, LoopbackSweepPrintsEverySizeAndJson) {
   ASSERT_EQ(document["results"].size(), 23u);
   // What moved the bytes, as xfer::DataMoverName says it: the doctor reads it.
   EXPECT_EQ(document["test_info"]["data_mover"], transport == "shm" ? "cpu copy" : "kernel");
+  // The test buffer's registration, probed before the first size; shm and
+  // tcp register nothing with a NIC.
+  const auto& registration = document["test_info"]["registration"];
+  EXPECT_EQ(registration["memory"], "host") << registration;
+  EXPECT_GT(registration["bytes"].get<uint64_t>(), 0u) << registration;
+  EXPECT_GE(registration["register_s"].get<double>(), 0.0) << registration;
+  EXPECT_FALSE(registration.contains("nic")) << registration;
   EXPECT_EQ(document["outcome"], "complete");
   std::remove(json.c_str());
 }

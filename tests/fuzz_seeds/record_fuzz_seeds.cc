@@ -194,7 +194,7 @@ void RecordVerbs(const fs::path& root, const LiveConnection& tcp) {
     setup.qps.push_back(qp);
   }
   for (const xfer::RemoteRegion& region : tcp.initiator_view.regions) {
-    setup.regions.push_back({region.id, region.address, region.length, 0x1234, region.access});
+    setup.keys.push_back({region.id, region.address, region.length, 0x1234, region.access});
   }
   corpus.Add("setup-roce", -1, EncodeSetup(setup));
   corpus.Add("verdict-ok", -1, EncodeVerdict(xfer::Status::Ok()));

@@ -176,6 +176,11 @@ def test_peer_info_describes_the_connection_and_the_peer_regions(transport, move
         assert info.data_mover == mover
         assert info.streams == 2
         assert info.nic.device == "" and info.nic.port == 0
+        # No NIC, so nothing was registered with one when connecting.
+        assert isinstance(info.registration, xfer.DeviceRegistration)
+        assert info.registration.bytes == 0
+        assert info.registration.memory_registrations == 0
+        assert info.registration.seconds == 0.0
         # shm and tcp copy or send every post before it returns, whole.
         assert info.max_entries_per_post == 2**32 - 1
         assert info.max_inline_bytes == 2**64 - 1

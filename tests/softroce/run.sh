@@ -380,9 +380,18 @@ PY
   # --wire xfer on verbs: xfer's protocol over libxfer's verbs transport,
   # the stack a --secret-file run gets (issue 28: the wire is its own flag).
   begin
+  # Its JSON records the NIC's registration of the test buffer, made when
+  # the connection was set up.
   if timeout 120 "$xfer" write_bw --loopback --wire xfer --transport verbs -d rxe0 -x 1 -n 200 \
-       --timeout "$timeout_s" >"$log/w.out" 2>&1 &&
-     grep -q 'Transport       : verbs' "$log/w.out" && [[ -n $(last_row_key "$log/w.out") ]]; then
+       --json "$log/w.json" --timeout "$timeout_s" >"$log/w.out" 2>&1 &&
+     grep -q 'Transport       : verbs' "$log/w.out" && [[ -n $(last_row_key "$log/w.out") ]] &&
+     python3 - "$log/w.json" <<'PY'
+import json, sys
+nic = json.load(open(sys.argv[1]))["test_info"]["registration"]["nic"]
+assert nic["bytes"] > 0 and nic["memory_registrations"] >= 1, nic
+assert nic["register_s"] > 0 and nic["register_s_per_GiB"] > 0, nic
+PY
+  then
     pass "write_bw --wire xfer --transport verbs runs the engine's verbs transport"
   else
     fail "write_bw --wire xfer --transport verbs"; tail -20 "$log/w.out"

@@ -14,9 +14,9 @@
 
 namespace xfer::testing {
 
-// Fails the test (and returns null) when the engine cannot be created.
-// `listen` "" accepts no peers; `device` is the RDMA device for verbs.
-inline std::unique_ptr<Engine> MakeTestEngine(
+// The options of a test engine: `listen` "" accepts no peers; `device` is
+// the RDMA device for verbs.
+inline EngineOptions TestEngineOptions(
     const std::string& transport, const std::string& name, const std::string& listen,
     const std::string& device, DevicePath path = DevicePath::kAuto,
     std::chrono::milliseconds io_timeout = std::chrono::milliseconds(2000)) {
@@ -28,9 +28,21 @@ inline std::unique_ptr<Engine> MakeTestEngine(
   options.io_timeout = io_timeout;
   options.device_path = path;
   UseVerbsDevice(options, device);
+  return options;
+}
+
+// Fails the test (and returns null) when the engine cannot be created.
+inline std::unique_ptr<Engine> MakeTestEngine(const EngineOptions& options) {
   auto engine = Engine::Create(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return engine.ok() ? std::move(engine.value()) : nullptr;
+}
+
+inline std::unique_ptr<Engine> MakeTestEngine(
+    const std::string& transport, const std::string& name, const std::string& listen,
+    const std::string& device, DevicePath path = DevicePath::kAuto,
+    std::chrono::milliseconds io_timeout = std::chrono::milliseconds(2000)) {
+  return MakeTestEngine(TestEngineOptions(transport, name, listen, device, path, io_timeout));
 }
 
 }  // namespace xfer::testing

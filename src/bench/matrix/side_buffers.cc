@@ -47,9 +47,11 @@ Result<std::vector<PlacedBuffer>> AllocateSideBuffers(
     if (region.ok()) {
       buffer.available = true;
       buffer.region = *region;
-      buffer.registration = {
-          options.kind, length,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), -1.0};
+      buffer.registration.kind = options.kind;
+      buffer.registration.bytes = length;
+      buffer.registration.register_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      buffer.registration.deregister_s = -1.0;
     } else if (region.status().code() == StatusCode::kNotSupported ||
                region.status().code() == StatusCode::kFailedPrecondition) {
       buffer.reason = fmt::format("{} memory: {}", placement->name, region.status().message());

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "common/request_access.h"
+#include "transport/notification_length.h"
 #include "transport/shm/frame.h"
 
 namespace xfer::transport::shm {
@@ -240,18 +241,12 @@ Status MessageChannel::PostSend(const void* data, size_t length, TransferRequest
 }
 
 Status MessageChannel::PostNotify(std::span<const uint8_t> message, TransferRequest& request) {
-  if (message.empty() || message.size() > kMaxNotificationBytes) {
-    return InvalidArgument(fmt::format("shm: a notification holds 1 to {} bytes, not {}",
-                                       kMaxNotificationBytes, message.size()));
-  }
+  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("shm"));
   return PostFrame(kFrameNotify, message.data(), message.size(), request);
 }
 
 Status MessageChannel::SendNotification(std::span<const uint8_t> message) {
-  if (message.empty() || message.size() > kMaxNotificationBytes) {
-    return InvalidArgument(fmt::format("shm: a notification holds 1 to {} bytes, not {}",
-                                       kMaxNotificationBytes, message.size()));
-  }
+  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("shm"));
   std::lock_guard send_lock(send_mu_);
   if (broken()) return failure();
   return WriteFrameLocked(kFrameNotify, message.data(), message.size());

@@ -10,6 +10,7 @@
 
 #include "common/request_access.h"
 #include "transport/local_device.h"
+#include "transport/notification_length.h"
 #include "transport/shm/process_vm_copy.h"
 
 namespace xfer::transport::shm {
@@ -387,10 +388,7 @@ Status ShmEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest
   if (!scope.admitted()) return Closed();
   if (!device_completions_.busy()) return channel_->PostNotify(message, request);
   if (channel_->broken()) return channel_->failure();
-  if (message.empty() || message.size() > kMaxNotificationBytes) {
-    return InvalidArgument(fmt::format("shm: a notification holds 1 to {} bytes, not {}",
-                                       kMaxNotificationBytes, message.size()));
-  }
+  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("shm"));
   internal::RequestAccess::Start(request, 1);
   PendingCompletion pending{&request, Status::Ok(), 0, {}, {}, {}};
   pending.then = [channel = channel_.get(),

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/request_access.h"
+#include "transport/notification_length.h"
 #include "transport/tcp/payload_io.h"
 
 namespace xfer::transport::tcp {
@@ -127,10 +128,7 @@ Status TcpEndpoint::PostSend(const void* data, size_t length, TransferRequest& r
 
 Status TcpEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
                                uint32_t stream) {
-  if (message.empty() || message.size() > kMaxNotificationBytes) {
-    return InvalidArgument(fmt::format("tcp: a notification holds 1 to {} bytes, not {}",
-                                       kMaxNotificationBytes, message.size()));
-  }
+  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("tcp"));
   OutgoingStream& out = Pick(stream);
   std::lock_guard send_lock(out.send_mu);
   if (connection_.closed()) return connection_.ClosedError();

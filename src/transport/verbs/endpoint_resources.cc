@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -154,8 +155,20 @@ Result<std::unique_ptr<EndpointResources>> CreateEndpointResources(
   if (!cq.ok()) return cq.status();
   r->cq = std::move(cq.value());
 
-  r->registrations = std::make_unique<LocalRegistrations>(r->device.pd(), setup.local);
+  r->registrations = std::make_unique<LocalRegistrations>(r->device.pd(), setup.local,
+                                                           options.registration_piece_bytes);
+  const auto registering = std::chrono::steady_clock::now();
   XFER_RETURN_IF_ERROR(r->registrations->RegisterAll(setup.announced));
+  r->registration.duration = std::chrono::steady_clock::now() - registering;
+  const std::vector<RegionKey> keys = r->registrations->Keys();
+  if (keys.size() > kMaxSetupKeys) {
+    return InvalidArgument(fmt::format(
+        "verbs: the announced regions need {} memory registrations in pieces of {} bytes, more "
+        "than the {} a setup message carries: raise registration_piece",
+        keys.size(), options.registration_piece_bytes, kMaxSetupKeys));
+  }
+  r->registration.memory_registrations = static_cast<uint32_t>(keys.size());
+  for (const RegionKey& key : keys) r->registration.bytes += key.length;
   auto receive_slots =
       ReceiveSlots::Create(r->device.pd(), setup.streams, slots, options.recv_slot_bytes);
   if (!receive_slots.ok()) return receive_slots.status();
@@ -186,7 +199,7 @@ SetupMessage DescribeEndpoint(const EndpointResources& r) {
   m.recv_slot_bytes = r.slots->slot_bytes();
   m.recv_slots = r.slots->slots_per_qp();
   m.qps = r.local_qps;
-  m.regions = r.registrations->Keys();
+  m.keys = r.registrations->Keys();
   return m;
 }
 

@@ -21,6 +21,7 @@
 #include "verbs/device_context.h"
 #include "verbs/ib_handles.h"
 #include "verbs/queue_pair.h"
+#include "xfer/device_registration.h"
 #include "xfer/status.h"
 
 namespace xfer::transport::verbs {
@@ -47,6 +48,7 @@ struct EndpointResources {
   uint32_t send_backlog = 1;   // per QP: options.send_backlog
   uint64_t max_wr_bytes = 0;      // options.max_wr_bytes capped by max_msg_sz
   uint64_t min_stripe_bytes = 0;  // options.min_stripe_bytes, <= max_wr_bytes
+  DeviceRegistration registration;  // of setup.announced, in CreateEndpointResources
 };
 
 // Opens the device, chooses the GID (ChooseGid, preferring the control

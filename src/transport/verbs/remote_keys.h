@@ -1,6 +1,9 @@
 // The peer's registered memory as its NIC knows it: the rkey of every
-// region the peer announced, with the range check a WR must pass before it
-// is posted.
+// memory registration (MR) of every region the peer announced, with the
+// range check a WR must pass before it is posted. A region the peer
+// registered in pieces has one MR per piece; a range crossing from one
+// piece into the next is one range of the region, reached with one key per
+// piece.
 #ifndef XFER_TRANSPORT_VERBS_REMOTE_KEYS_H_
 #define XFER_TRANSPORT_VERBS_REMOTE_KEYS_H_
 
@@ -8,6 +11,7 @@
 #include <vector>
 
 #include "transport/remote_memory.h"
+#include "transport/verbs/key_run.h"
 #include "transport/verbs/setup_message.h"
 #include "xfer/status.h"
 
@@ -17,23 +21,32 @@ namespace xfer::transport::verbs {
 class RemoteKeys {
  public:
   RemoteKeys() = default;
-  explicit RemoteKeys(std::vector<RegionKey> regions);
+  // REQUIRES: MatchAnnouncedRegions accepted `keys` (the keys of each region
+  // tile it).
+  explicit RemoteKeys(std::vector<RegionKey> keys);
 
-  // The rkey of the one region holding [address, address + length) with
-  // `needed` access. Errors: kInvalidArgument (length 0), kOutOfRange (not
-  // inside one region, overflow included), kPermissionDenied.
-  Result<uint32_t> Find(uint64_t address, uint64_t length, Access needed) const;
-
-  const std::vector<RegionKey>& regions() const { return regions_; }
+  // For [address, address + length), which must lie inside one region
+  // granting `needed`: the rkey of the MR holding `address` and the bytes
+  // it covers from there (all `length` unless the range runs on into the
+  // region's next piece; ask again from address + bytes for the rest).
+  // Errors: kInvalidArgument (length 0), kOutOfRange (not inside one
+  // region, overflow included), kPermissionDenied.
+  Result<KeyRun> Find(uint64_t address, uint64_t length, Access needed) const;
 
  private:
-  std::vector<RegionKey> regions_;  // sorted by address
+  struct Piece {
+    RegionKey key;
+    uint64_t region_address = 0;  // the whole region the piece belongs to
+    uint64_t region_length = 0;
+  };
+  std::vector<Piece> pieces_;  // sorted by address
 };
 
-// OK when `keys` describes exactly the regions of `announced` (same ids,
-// addresses, lengths and access, in any order): the peer's verbs setup must
-// cover the table its engine sent in the handshake, no more and no less.
-// Errors: kProtocolError naming the first difference.
+// OK when `keys` describe exactly the regions of `announced`: for each
+// region, keys with its id and access whose spans tile it (each starts
+// where the previous ends, the first at the region's start, the last
+// ending at its end), and no other key. Errors: kProtocolError naming the
+// first difference.
 Status MatchAnnouncedRegions(const std::vector<RegionKey>& keys,
                              const std::vector<RemoteRegion>& announced);
 

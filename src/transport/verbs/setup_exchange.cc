@@ -67,7 +67,7 @@ Status CheckPeer(const EndpointResources& r, const EndpointSetup& setup, const S
     return ProtocolError(fmt::format("verbs setup: the peer set up {} streams, we {}",
                                      peer.qps.size(), setup.streams));
   }
-  XFER_RETURN_IF_ERROR(MatchAnnouncedRegions(peer.regions, setup.remote.regions()));
+  XFER_RETURN_IF_ERROR(MatchAnnouncedRegions(peer.keys, setup.remote.regions()));
   if (peer.link_layer != r.link_layer) {
     return FailedPrecondition(fmt::format(
         "verbs setup: our port is {}, the peer's is {}: they cannot be connected",
@@ -185,7 +185,7 @@ Result<PeerSetup> RunSetupExchange(EndpointResources& r, const EndpointSetup& se
   // 4.
   XFER_RETURN_IF_ERROR(AgreeOn(setup, Probe(r, setup)));
   PeerSetup result;
-  result.keys = RemoteKeys(peer.regions);
+  result.keys = RemoteKeys(peer.keys);
   result.recv_slot_bytes = peer.recv_slot_bytes;
   return result;
 }

@@ -43,21 +43,21 @@ Status DecodeQp(WireReader& in, bool has_gid, uint32_t index, ::xfer::verbs::QpE
   return Status::Ok();
 }
 
-Status DecodeRegion(WireReader& in, uint32_t index, RegionKey& region) {
+Status DecodeKey(WireReader& in, uint32_t index, RegionKey& key) {
   uint32_t access = 0;
-  XFER_RETURN_IF_ERROR(in.U64(region.id));
-  XFER_RETURN_IF_ERROR(in.U64(region.address));
-  XFER_RETURN_IF_ERROR(in.U64(region.length));
-  XFER_RETURN_IF_ERROR(in.U32(region.rkey));
+  XFER_RETURN_IF_ERROR(in.U64(key.id));
+  XFER_RETURN_IF_ERROR(in.U64(key.address));
+  XFER_RETURN_IF_ERROR(in.U64(key.length));
+  XFER_RETURN_IF_ERROR(in.U32(key.rkey));
   XFER_RETURN_IF_ERROR(in.U32(access));
-  if (region.length == 0) return Bad(fmt::format("region {} is empty", index));
-  if (region.address > UINT64_MAX - region.length) {
-    return Bad(fmt::format("region {} wraps the address space", index));
+  if (key.length == 0) return Bad(fmt::format("key {} covers no bytes", index));
+  if (key.address > UINT64_MAX - key.length) {
+    return Bad(fmt::format("key {} wraps the address space", index));
   }
   if ((access & ~kKnownAccess) != 0) {
-    return Bad(fmt::format("region {} grants unknown access bits {:#x}", index, access));
+    return Bad(fmt::format("key {} grants unknown access bits {:#x}", index, access));
   }
-  region.access = static_cast<Access>(access);
+  key.access = static_cast<Access>(access);
   return Status::Ok();
 }
 
@@ -92,13 +92,11 @@ Status DecodeSetupBody(WireReader& in, SetupMessage& m) {
   for (uint32_t i = 0; i < streams; ++i) {
     XFER_RETURN_IF_ERROR(DecodeQp(in, m.has_gid, i, m.qps[i]));
   }
-  uint32_t regions = 0;
-  XFER_RETURN_IF_ERROR(in.U32(regions));
-  if (regions > kMaxSetupRegions) {
-    return Bad(fmt::format("{} regions (at most {})", regions, kMaxSetupRegions));
-  }
-  m.regions.resize(regions);
-  for (uint32_t i = 0; i < regions; ++i) XFER_RETURN_IF_ERROR(DecodeRegion(in, i, m.regions[i]));
+  uint32_t keys = 0;
+  XFER_RETURN_IF_ERROR(in.U32(keys));
+  if (keys > kMaxSetupKeys) return Bad(fmt::format("{} keys (at most {})", keys, kMaxSetupKeys));
+  m.keys.resize(keys);
+  for (uint32_t i = 0; i < keys; ++i) XFER_RETURN_IF_ERROR(DecodeKey(in, i, m.keys[i]));
   return Status::Ok();
 }
 
@@ -135,13 +133,13 @@ std::vector<uint8_t> EncodeSetup(const SetupMessage& m) {
     const std::array<uint8_t, 16> gid = qp.gid.value_or(std::array<uint8_t, 16>{});
     for (uint8_t byte : gid) out.U8(byte);
   }
-  out.U32(static_cast<uint32_t>(m.regions.size()));
-  for (const auto& region : m.regions) {
-    out.U64(region.id);
-    out.U64(region.address);
-    out.U64(region.length);
-    out.U32(region.rkey);
-    out.U32(static_cast<uint32_t>(region.access));
+  out.U32(static_cast<uint32_t>(m.keys.size()));
+  for (const auto& key : m.keys) {
+    out.U64(key.id);
+    out.U64(key.address);
+    out.U64(key.length);
+    out.U32(key.rkey);
+    out.U32(static_cast<uint32_t>(key.access));
   }
   return out.bytes();
 }

@@ -9,16 +9,18 @@
 //            u32 streams, u32 recv_slot_bytes, u32 recv_slots,
 //            streams x QP   { u16 lid, u32 qpn, u32 psn, u32 out_reads,
 //                             16 bytes gid (zero when has_gid is 0) },
-//            u32 regions,
-//            regions x REGION { u64 id, u64 address, u64 length,
-//                               u32 rkey, u32 access }
+//            u32 keys,
+//            keys x KEY { u64 region id, u64 address, u64 length,
+//                         u32 rkey, u32 access }
 //   VERDICT  u32 magic, u16 version, u8 kind = 2, u8 status code,
 //            string message (u16 length + bytes)
 //
 // SETUP describes one side: its queue pairs (one per stream), the MTU of
 // its port, the receive buffers its QPs keep posted for SENDs (a sender
 // cuts messages into pieces of at most recv_slot_bytes), and the rkey of
-// every region its engine announced in the handshake. VERDICT reports the
+// every memory registration (MR) of the regions its engine announced in the
+// handshake: one KEY per MR, and a region registered in pieces (see
+// local_registrations.h) has one KEY per piece, the pieces tiling it. VERDICT reports the
 // outcome of a setup step ("ok", or why it failed), so that a side that
 // fails takes its peer down with it instead of leaving it to time out.
 #ifndef XFER_TRANSPORT_VERBS_SETUP_MESSAGE_H_
@@ -38,17 +40,20 @@ namespace xfer::transport::verbs {
 inline constexpr uint32_t kSetupMagic = 0x42525658;  // "XVRB" on the wire
 inline constexpr uint16_t kSetupVersion = 1;
 inline constexpr uint32_t kMaxStreams = 64;
-inline constexpr size_t kMaxSetupRegions = 4096;  // the handshake's kMaxRegions
+// MRs one side may key: the handshake's 4096 regions, some registered in
+// several pieces.
+inline constexpr size_t kMaxSetupKeys = 65536;
 inline constexpr size_t kMaxVerdictText = 1024;
 // Receive buffers: what a peer may announce.
 inline constexpr uint32_t kMinRecvSlotBytes = 256;
 inline constexpr uint32_t kMaxRecvSlotBytes = 1u << 20;
 inline constexpr uint32_t kMaxRecvSlots = 4096;
-// Header 24 bytes, 30 per QP, 4 for the count, 32 per region.
-inline constexpr size_t kMaxSetupMessageBytes =
-    24 + kMaxStreams * 30 + 4 + kMaxSetupRegions * 32;
+// Header 24 bytes, 30 per QP, 4 for the count, 32 per key.
+inline constexpr size_t kMaxSetupMessageBytes = 24 + kMaxStreams * 30 + 4 + kMaxSetupKeys * 32;
 
-// What the peer's NIC needs to reach one registered region.
+// What the peer's NIC needs to reach one MR: the id and access of the
+// region it belongs to, the span it covers (the whole region, or one of the
+// consecutive pieces the region was registered in) and its rkey.
 struct RegionKey {
   uint64_t id = 0;
   uint64_t address = 0;
@@ -69,7 +74,7 @@ struct SetupMessage {
   uint32_t recv_slot_bytes = 0;
   uint32_t recv_slots = 0;  // per QP
   std::vector<::xfer::verbs::QpEndpoint> qps;  // one per stream, in stream order
-  std::vector<RegionKey> regions;
+  std::vector<RegionKey> keys;  // one per MR, in any order
 };
 
 enum class MessageKind : uint8_t { kSetup = 1, kVerdict = 2 };
@@ -83,7 +88,7 @@ struct PeerMessage {
 };
 
 // REQUIRES: `message` would pass DecodePeerMessage (1..64 QPs, at most
-// kMaxSetupRegions regions, has_gid consistent with the QPs' gids).
+// kMaxSetupKeys keys, has_gid consistent with the QPs' gids).
 std::vector<uint8_t> EncodeSetup(const SetupMessage& message);
 
 // A verdict for `status`; a message longer than kMaxVerdictText is cut.
@@ -96,8 +101,8 @@ std::vector<uint8_t> EncodeVerdict(const Status& status);
 // bits, out_reads 0, an unknown MTU code or link layer, has_gid not 0/1, a
 // non-zero reserved field, a receive-buffer geometry outside
 // [kMinRecvSlotBytes, kMaxRecvSlotBytes] x [1, kMaxRecvSlots], more than
-// kMaxSetupRegions regions, a region that is empty, wraps the address
-// space or grants unknown access bits, or a verdict with kInProgress or an
+// kMaxSetupKeys keys, a key whose span is empty or wraps the address
+// space or that grants unknown access bits, or a verdict with kInProgress or an
 // unknown status code.
 Result<PeerMessage> DecodePeerMessage(std::span<const uint8_t> bytes);
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/request_access.h"
+#include "transport/notification_length.h"
 #include "verbs/mtu.h"
 
 namespace xfer::transport::verbs {
@@ -88,19 +89,29 @@ Status VerbsEndpoint::PostOneSided(WrOp op, std::span<const TransferEntry> entri
   const Access needed = op == WrOp::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
   PostScratch arena;
   std::pmr::monotonic_buffer_resource scratch(arena.data(), arena.size());
-  // Every key first: an error leaves the request untouched.
+  // Every key first: an error leaves the request untouched. A WR reaches
+  // into one MR on each side, so an entry running from one registered
+  // piece of a region into the next, on either side, is keyed (and then
+  // striped) as one stretch per piece.
   std::pmr::vector<uint64_t> lengths(&scratch);
   std::pmr::vector<WorkRequest> keyed(&scratch);
   lengths.reserve(entries.size());
   keyed.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
-    auto lkey = resources_->registrations->LocalKey(e.local, e.length);
-    if (!lkey.ok()) return lkey.status().WithContext(fmt::format("entry {}", i));
-    auto rkey = peer_.keys.Find(e.remote, e.length, needed);
-    if (!rkey.ok()) return rkey.status().WithContext(fmt::format("entry {}", i));
-    lengths.push_back(e.length);
-    keyed.push_back({&request, op, AddressOf(e.local), *lkey, 0, e.remote, *rkey, 0, false});
+    uint64_t done = 0;
+    do {
+      auto lkey = resources_->registrations->LocalKey(static_cast<const uint8_t*>(e.local) + done,
+                                                      e.length - done);
+      if (!lkey.ok()) return lkey.status().WithContext(fmt::format("entry {}", i));
+      auto rkey = peer_.keys.Find(e.remote + done, e.length - done, needed);
+      if (!rkey.ok()) return rkey.status().WithContext(fmt::format("entry {}", i));
+      const uint64_t stretch = std::min(lkey->bytes, rkey->bytes);
+      lengths.push_back(stretch);
+      keyed.push_back({&request, op, AddressOf(e.local) + done, lkey->key, 0, e.remote + done,
+                       rkey->key, 0, false});
+      done += stretch;
+    } while (done < e.length);
   }
   std::pmr::vector<Piece> pieces(&scratch);
   XFER_RETURN_IF_ERROR(StripeEntries(lengths, stream, rule_, pieces));
@@ -151,22 +162,29 @@ Status VerbsEndpoint::PostSend(const void* data, size_t length, TransferRequest&
         fmt::format("verbs: a message holds 1 to {} bytes, not {}", kMaxMessageBytes, length));
   }
   if (state_.closed()) return state_.ClosedError();
-  auto lkey = resources_->registrations->LocalKey(data, length);
-  if (!lkey.ok()) return lkey.status().WithContext("send buffer");
+  // Pieces of at most the peer's receive-buffer size, cut also where the
+  // buffer runs from one registered piece of its region into the next (the
+  // receiver appends pieces of any length).
   const uint64_t piece_bytes = peer_.recv_slot_bytes;
-  const auto count = static_cast<uint32_t>(CountMessagePieces(length, piece_bytes));
-  SendQueue& queue = *send_queues_[stream % rule_.streams];
-  XFER_RETURN_IF_ERROR(queue.Reserve(count));
   PostScratch arena;
   std::pmr::monotonic_buffer_resource scratch(arena.data(), arena.size());
   std::pmr::vector<WorkRequest> wrs(&scratch);
-  wrs.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint64_t offset = uint64_t{i} * piece_bytes;
-    wrs.push_back({&request, WrOp::kSend, AddressOf(data) + offset, *lkey,
-                   static_cast<uint32_t>(std::min<uint64_t>(piece_bytes, length - offset)), 0, 0,
-                   static_cast<uint32_t>(length), i + 1 == count});
+  wrs.reserve(CountMessagePieces(length, piece_bytes));
+  for (uint64_t offset = 0; offset < length;) {
+    auto lkey = resources_->registrations->LocalKey(static_cast<const uint8_t*>(data) + offset,
+                                                    length - offset);
+    if (!lkey.ok()) return lkey.status().WithContext("send buffer");
+    for (const uint64_t run_end = offset + lkey->bytes; offset < run_end;) {
+      const uint64_t piece = std::min(piece_bytes, run_end - offset);
+      wrs.push_back({&request, WrOp::kSend, AddressOf(data) + offset, lkey->key,
+                     static_cast<uint32_t>(piece), 0, 0, static_cast<uint32_t>(length), false});
+      offset += piece;
+    }
   }
+  wrs.back().last_of_request = true;
+  const auto count = static_cast<uint32_t>(wrs.size());
+  SendQueue& queue = *send_queues_[stream % rule_.streams];
+  XFER_RETURN_IF_ERROR(queue.Reserve(count));
   RequestAccess::Start(request, count);
   Status status = queue.Enqueue(wrs);
   if (!status.ok()) Fail(status);
@@ -175,10 +193,7 @@ Status VerbsEndpoint::PostSend(const void* data, size_t length, TransferRequest&
 
 Status VerbsEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
                                  uint32_t stream) {
-  if (message.empty() || message.size() > kMaxNotificationBytes) {
-    return InvalidArgument(fmt::format("verbs: a notification holds 1 to {} bytes, not {}",
-                                       kMaxNotificationBytes, message.size()));
-  }
+  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("verbs"));
   if (state_.closed()) return state_.ClosedError();
   const uint32_t q = stream % rule_.streams;
   auto slot = resources_->outbox->Take(message);
@@ -247,6 +262,8 @@ void VerbsEndpoint::FinishHeld(const HeldNotification& held, const Status& reaso
     RequestAccess::FinishPart(*wr.request, reason, 0);
   }
 }
+
+DeviceRegistration VerbsEndpoint::registration() const { return resources_->registration; }
 
 NicPort VerbsEndpoint::nic() const {
   return {resources_->device.name(), resources_->path.port,

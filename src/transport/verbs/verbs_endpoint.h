@@ -90,6 +90,9 @@ class VerbsEndpoint final : public Endpoint, private CompletionPoller::Sink {
   // The opened device and port, and the MTU the setup exchange settled.
   NicPort nic() const override;
 
+  // The announced regions' registration (CreateEndpointResources).
+  DeviceRegistration registration() const override;
+
   // Fails the connection with kConnectionLost (unless it failed already),
   // waits for the completion thread, which finishes everything in flight.
   // Idempotent. The QPs are destroyed with the object.

@@ -3,12 +3,16 @@
 #include <cstdint>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "transport/option_reader.h"
 
 namespace xfer::transport::verbs {
 namespace {
 
 constexpr uint64_t kMtuChoices[] = {256, 512, 1024, 2048, 4096};
+constexpr uint64_t kMinRegistrationPieceBytes = uint64_t{1} << 20;
+constexpr uint64_t kRegistrationPieceAlignment = 4096;
 
 constexpr OptionSpec kVerbsOptions[] = {
     {.key = "device",
@@ -47,6 +51,13 @@ constexpr OptionSpec kVerbsOptions[] = {
      .max = 32768,
      .default_text = "256",
      .doc = "work requests posted and not yet completed per queue pair (capped by the device)"},
+    {.key = "registration_piece",
+     .integer = true,
+     .min = kMinRegistrationPieceBytes,
+     .max = uint64_t{1} << 40,
+     .default_text = "268435456 (256 MiB)",
+     .doc = "bytes: a region longer than this is registered in pieces of this size (a multiple "
+            "of 4096), up to 4 at once"},
 };
 
 }  // namespace
@@ -62,6 +73,14 @@ Result<VerbsTransportOptions> ReadVerbsTransportOptions(const TransportOptions& 
   if (auto gid = reader.Integer("gid_index")) out.device.gid_index = static_cast<int>(*gid);
   if (auto mtu = reader.Integer("mtu")) out.mtu_bytes = static_cast<uint32_t>(*mtu);
   if (auto depth = reader.Integer("send_depth")) out.send_depth = static_cast<uint32_t>(*depth);
+  if (auto piece = reader.Integer("registration_piece")) {
+    if (*piece % kRegistrationPieceAlignment != 0) {
+      return InvalidArgument(fmt::format(
+          "verbs transport option 'registration_piece': '{}' is not a multiple of {}", *piece,
+          kRegistrationPieceAlignment));
+    }
+    out.registration_piece_bytes = *piece;
+  }
   return out;
 }
 

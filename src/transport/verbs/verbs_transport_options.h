@@ -9,6 +9,7 @@
 #include <string>
 
 #include "transport/option_table.h"
+#include "transport/verbs/local_registrations.h"
 #include "xfer/engine.h"
 
 namespace xfer::transport::verbs {
@@ -42,6 +43,9 @@ struct VerbsTransportOptions {
   // Striping of one-sided entries over the QPs (striping.h).
   uint64_t min_stripe_bytes = uint64_t{64} << 10;
   uint64_t max_wr_bytes = uint64_t{1} << 20;  // also capped by the port's max_msg_sz
+  // A region longer than this is registered in pieces of this many bytes,
+  // several at once (local_registrations.h). A multiple of 4096.
+  uint64_t registration_piece_bytes = kDefaultRegistrationPieceBytes;
 };
 
 // The keys the "verbs" entry of EngineOptions::transport_options takes

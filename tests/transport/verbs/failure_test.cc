@@ -250,7 +250,7 @@ TEST_F(VerbsHostileSetupTest, RegionsThatDifferFromTheHandshakeAreRefused) {
     auto ours = ReadMessage(raw);
     ASSERT_TRUE(ours.ok());
     SetupMessage lie = ours->setup;  // plausible QPs...
-    lie.regions = {{99, 0x1000, 1 << 30, 0x1234, Access::kRemoteReadWrite}};  // ...a made-up region
+    lie.keys = {{99, 0x1000, 1 << 30, 0x1234, Access::kRemoteReadWrite}};  // ...a made-up region
     ASSERT_TRUE(raw.SendMessage(EncodeSetup(lie), Deadline::After(kWait)).ok());
     ASSERT_TRUE(raw.SendMessage(EncodeVerdict(Status::Ok()), Deadline::After(kWait)).ok());
     (void)ReadMessage(raw);

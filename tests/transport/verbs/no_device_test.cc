@@ -44,10 +44,14 @@ TEST(VerbsTransportTest, RegistersWithCapabilitiesBetweenTcpAndShm) {
 }
 
 TEST(VerbsTransportTest, OptionsAreReadWithTheirRangesAndUnknownKeysRefused) {
-  auto read = ReadVerbsTransportOptions({{"mtu", "2048"}, {"send_depth", "64"}});
+  auto read = ReadVerbsTransportOptions(
+      {{"mtu", "2048"}, {"send_depth", "64"}, {"registration_piece", "1073741824"}});
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(read->mtu_bytes, 2048u);
   EXPECT_EQ(read->send_depth, 64u);
+  EXPECT_EQ(read->registration_piece_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(ReadVerbsTransportOptions({})->registration_piece_bytes,
+            kDefaultRegistrationPieceBytes);
   EXPECT_EQ(read->device.device, "");
   EXPECT_EQ(read->device.port, 1);
   EXPECT_FALSE(read->device.gid_index.has_value());
@@ -61,9 +65,14 @@ TEST(VerbsTransportTest, OptionsAreReadWithTheirRangesAndUnknownKeysRefused) {
             "verbs transport option 'mtu': '1500' is not one of 256, 512, 1024, 2048, 4096");
   EXPECT_EQ(message({{"mtu", "8192"}}),
             "verbs transport option 'mtu': '8192' is not one of 256, 512, 1024, 2048, 4096");
+  EXPECT_EQ(message({{"registration_piece", "4096"}}),
+            "verbs transport option 'registration_piece': '4096' is not an integer in [1048576, "
+            "1099511627776]");
+  EXPECT_EQ(message({{"registration_piece", "1048577"}}),
+            "verbs transport option 'registration_piece': '1048577' is not a multiple of 4096");
   EXPECT_EQ(message({{"devcie", "rxe0"}}),
             "unknown verbs transport option 'devcie' (it takes: device, port, gid_index, mtu, "
-            "send_depth)");
+            "send_depth, registration_piece)");
 }
 
 // The table behind those checks is the one its registry entry declares
@@ -78,7 +87,7 @@ TEST(VerbsTransportTest, ItsRegistryEntryDeclaresItsOptionTable) {
     declared.push_back(std::string(spec.key) + " " + std::string(spec.flag));
   }
   EXPECT_EQ(declared, (std::vector<std::string>{"device -d", "port -i", "gid_index -x", "mtu -m",
-                                                "send_depth "}));
+                                                "send_depth ", "registration_piece "}));
 }
 
 TEST(VerbsTransportTest, AnUnknownDeviceIsNotUsableAndSaysWhy) {

@@ -143,6 +143,40 @@ TEST_P(VerbsOneSidedTest, LocalRegionRegisteredAfterConnectIsRegisteredOnFirstUs
   EXPECT_EQ(FirstPatternMismatch(Bytes(later), 1 << 20, 7), size_t{1} << 20);
 }
 
+// Both sides register their regions in pieces of 1 MiB: a batch of entries
+// starting at odd offsets runs across pieces cut at different places of
+// each entry locally and remotely; every byte lands, both ways, and a
+// range past the remote region's end is still refused whole.
+TEST_P(VerbsOneSidedTest, EntriesAcrossRegistrationPiecesAreByteForByte) {
+  auto options = [](bool initiator) {
+    VerbsTransportOptions o = SideOptions(initiator);
+    o.registration_piece_bytes = 1 << 20;
+    return o;
+  };
+  Connect(options(true), options(false));
+  FillPattern(Bytes(local_), kOneSidedRegion, 9);
+  const TransferEntry entries[] = {
+      {Bytes(local_) + 100, Addr(Bytes(remote_)) + 3000, (1 << 20) + 5000},
+      {Bytes(local_) + (2 << 20) - 7, Addr(Bytes(remote_)) + (2 << 20) + 11, (1 << 20) + 64},
+  };
+  ASSERT_TRUE(Run(OpCode::kWrite, entries).ok());
+  for (const TransferEntry& e : entries) {
+    const uint8_t* landed = Bytes(remote_) + (e.remote - Addr(Bytes(remote_)));
+    EXPECT_EQ(std::memcmp(landed, e.local, e.length), 0);
+  }
+  std::memset(Bytes(local_), 0, kOneSidedRegion);
+  ASSERT_TRUE(Run(OpCode::kRead, entries).ok());
+  for (const TransferEntry& e : entries) {
+    const uint8_t* source = Bytes(remote_) + (e.remote - Addr(Bytes(remote_)));
+    EXPECT_EQ(std::memcmp(e.local, source, e.length), 0);
+  }
+  const TransferEntry past_end{Bytes(local_), Addr(Bytes(remote_)) + kOneSidedRegion - 4096,
+                               8192};
+  TransferRequest refused;
+  EXPECT_EQ(pair_.initiator->PostWrite({&past_end, 1}, refused, 0).code(),
+            StatusCode::kOutOfRange);
+}
+
 INSTANTIATE_TEST_SUITE_P(Streams, VerbsOneSidedTest, ::testing::Values(1u, 4u),
                          [](const auto& param_info) { return std::to_string(param_info.param) + "_streams"; });
 

@@ -22,14 +22,17 @@ constexpr size_t kSendRecvRegion = 1 << 20;
 class VerbsSendRecvTest : public VerbsDeviceTest {
  protected:
   void Connect(uint32_t streams = 1, std::chrono::milliseconds io_timeout = 5000ms,
-               uint32_t target_slot_bytes = 4096) {
+               uint32_t target_slot_bytes = 4096,
+               uint64_t registration_piece = kDefaultRegistrationPieceBytes) {
     send_ = pair_.initiator_memory.Add(kSendRecvRegion, Access::kNone);
     recv_ = pair_.target_memory.Add(kSendRecvRegion, Access::kNone);
     VerbsTransportOptions target_options = SideOptions(false);
     // Small receive slots: every message above 4 KiB travels in pieces.
     target_options.recv_slot_bytes = target_slot_bytes;
     target_options.recv_slots = 8;
-    VerbsTransport initiator(SideOptions(true));
+    VerbsTransportOptions initiator_options = SideOptions(true);
+    initiator_options.registration_piece_bytes = registration_piece;
+    VerbsTransport initiator(initiator_options);
     VerbsTransport target(target_options);
     Status status = ConnectPair(initiator, target, pair_, streams, io_timeout);
     ASSERT_TRUE(status.ok()) << status.ToString();
@@ -53,6 +56,24 @@ TEST_F(VerbsSendRecvTest, LargeMessageIsCutIntoPiecesAndPutBackTogether) {
   ASSERT_TRUE(recv.Wait(kWait).ok()) << recv.Test().ToString();
   EXPECT_EQ(recv.bytes(), size);
   EXPECT_EQ(FirstPatternMismatch(Bytes(recv_), size, 2), size);
+}
+
+// The sender's region registered in pieces of 64 KiB: a message from an
+// odd offset runs across six of them, and is also cut where each ends
+// (the receiver puts pieces of any length back together).
+TEST_F(VerbsSendRecvTest, AMessageAcrossRegistrationPiecesArrivesWhole) {
+  Connect(1, 5000ms, 4096, 64 << 10);
+  const size_t size = 100 * 4096 - 17;
+  uint8_t* data = Bytes(send_) + 1000;
+  FillPattern(data, size, 5);
+  TransferRequest recv;
+  ASSERT_TRUE(pair_.target->PostRecv(Bytes(recv_), kSendRecvRegion, recv).ok());
+  TransferRequest send;
+  ASSERT_TRUE(pair_.initiator->PostSend(data, size, send, 0).ok());
+  ASSERT_TRUE(send.Wait(kWait).ok()) << send.Test().ToString();
+  ASSERT_TRUE(recv.Wait(kWait).ok()) << recv.Test().ToString();
+  EXPECT_EQ(recv.bytes(), size);
+  EXPECT_EQ(FirstPatternMismatch(Bytes(recv_), size, 5), size);
 }
 
 TEST_F(VerbsSendRecvTest, SendsOnSeveralStreamsAllArrive) {

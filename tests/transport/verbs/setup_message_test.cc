@@ -36,7 +36,7 @@ SetupMessage Sample(uint32_t streams = 2, size_t regions = 2, bool gid = true) {
     m.qps.push_back(qp);
   }
   for (size_t r = 0; r < regions; ++r) {
-    m.regions.push_back({r + 1, 0x10000 * (r + 1), 4096, static_cast<uint32_t>(0x100 + r),
+    m.keys.push_back({r + 1, 0x10000 * (r + 1), 4096, static_cast<uint32_t>(0x100 + r),
                          r % 2 == 0 ? Access::kRemoteReadWrite : Access::kRemoteRead});
   }
   return m;
@@ -65,13 +65,13 @@ TEST(VerbsSetupMessageTest, SetupRoundTrips) {
     EXPECT_EQ(got.qps[i].out_reads, sent.qps[i].out_reads);
     EXPECT_EQ(got.qps[i].gid, sent.qps[i].gid);
   }
-  ASSERT_EQ(got.regions.size(), 4u);
+  ASSERT_EQ(got.keys.size(), 4u);
   for (size_t r = 0; r < 4; ++r) {
-    EXPECT_EQ(got.regions[r].id, sent.regions[r].id);
-    EXPECT_EQ(got.regions[r].address, sent.regions[r].address);
-    EXPECT_EQ(got.regions[r].length, sent.regions[r].length);
-    EXPECT_EQ(got.regions[r].rkey, sent.regions[r].rkey);
-    EXPECT_EQ(got.regions[r].access, sent.regions[r].access);
+    EXPECT_EQ(got.keys[r].id, sent.keys[r].id);
+    EXPECT_EQ(got.keys[r].address, sent.keys[r].address);
+    EXPECT_EQ(got.keys[r].length, sent.keys[r].length);
+    EXPECT_EQ(got.keys[r].rkey, sent.keys[r].rkey);
+    EXPECT_EQ(got.keys[r].access, sent.keys[r].access);
   }
 }
 
@@ -80,11 +80,11 @@ TEST(VerbsSetupMessageTest, SetupWithoutGidRoundTrips) {
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_FALSE(decoded->setup.has_gid);
   EXPECT_FALSE(decoded->setup.qps[0].gid.has_value());
-  EXPECT_TRUE(decoded->setup.regions.empty());
+  EXPECT_TRUE(decoded->setup.keys.empty());
 }
 
 TEST(VerbsSetupMessageTest, MaximalSetupFitsTheBound) {
-  const auto bytes = EncodeSetup(Sample(kMaxStreams, kMaxSetupRegions));
+  const auto bytes = EncodeSetup(Sample(kMaxStreams, kMaxSetupKeys));
   EXPECT_EQ(bytes.size(), kMaxSetupMessageBytes);
   EXPECT_TRUE(DecodePeerMessage(bytes).ok());
 }
@@ -176,7 +176,7 @@ TEST(VerbsSetupMessageTest, HostileFieldsAreRefused) {
 TEST(VerbsSetupMessageTest, HostileRegionsAreRefused) {
   auto with_region = [](RegionKey region) {
     SetupMessage m = Sample(1, 0);
-    m.regions.push_back(region);
+    m.keys.push_back(region);
     return EncodeSetup(m);
   };
   EXPECT_EQ(DecodeCode(with_region({1, 0x1000, 0, 1, Access::kRemoteRead})),
@@ -223,8 +223,14 @@ TEST(VerbsSetupMessageTest, RandomCorruptionNeverCrashes) {
 TEST(VerbsRemoteKeysTest, FindsTheRkeyOfTheRegionHoldingARange) {
   RemoteKeys keys({{2, 0x20000, 0x1000, 0xb2, Access::kRemoteRead},
                    {1, 0x10000, 0x1000, 0xa1, Access::kRemoteReadWrite}});
-  EXPECT_EQ(*keys.Find(0x10000, 0x1000, Access::kRemoteWrite), 0xa1u);
-  EXPECT_EQ(*keys.Find(0x20800, 0x800, Access::kRemoteRead), 0xb2u);
+  auto whole = keys.Find(0x10000, 0x1000, Access::kRemoteWrite);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->key, 0xa1u);
+  EXPECT_EQ(whole->bytes, 0x1000u);
+  auto tail = keys.Find(0x20800, 0x800, Access::kRemoteRead);
+  ASSERT_TRUE(tail.ok());
+  EXPECT_EQ(tail->key, 0xb2u);
+  EXPECT_EQ(tail->bytes, 0x800u);
   EXPECT_EQ(keys.Find(0x10800, 0x801, Access::kRemoteRead).status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(keys.Find(0xf000, 8, Access::kRemoteRead).status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(keys.Find(UINT64_MAX - 4, 16, Access::kRemoteRead).status().code(),
@@ -233,6 +239,36 @@ TEST(VerbsRemoteKeysTest, FindsTheRkeyOfTheRegionHoldingARange) {
             StatusCode::kPermissionDenied);
   EXPECT_EQ(keys.Find(0x20000, 0, Access::kRemoteRead).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// Region 1 registered in three pieces (0x1000, 0x1000, 0x800 bytes), region
+// 2 right after it in one: a range is keyed piece by piece inside its
+// region and refused across regions.
+TEST(VerbsRemoteKeysTest, ARegionInPiecesIsKeyedPieceByPiece) {
+  RemoteKeys keys({{1, 0x11000, 0x1000, 0xa2, Access::kRemoteReadWrite},
+                   {2, 0x12800, 0x1000, 0xb1, Access::kRemoteReadWrite},
+                   {1, 0x12000, 0x800, 0xa3, Access::kRemoteReadWrite},
+                   {1, 0x10000, 0x1000, 0xa1, Access::kRemoteReadWrite}});
+  // The whole region from its start: the first piece's key, its bytes.
+  auto first = keys.Find(0x10000, 0x2800, Access::kRemoteWrite);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->key, 0xa1u);
+  EXPECT_EQ(first->bytes, 0x1000u);
+  // From inside the second piece, running into the third.
+  auto second = keys.Find(0x11f00, 0x200, Access::kRemoteRead);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->key, 0xa2u);
+  EXPECT_EQ(second->bytes, 0x100u);
+  auto third = keys.Find(0x12000, 0x100, Access::kRemoteRead);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->key, 0xa3u);
+  EXPECT_EQ(third->bytes, 0x100u);
+  // Past the region's end into region 2: one range may not span two.
+  EXPECT_EQ(keys.Find(0x12700, 0x200, Access::kRemoteRead).status().code(),
+            StatusCode::kOutOfRange);
+  auto other = keys.Find(0x12800, 0x1000, Access::kRemoteRead);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->key, 0xb1u);
 }
 
 TEST(VerbsRemoteKeysTest, KeyedRegionsMustMatchTheHandshake) {
@@ -253,6 +289,35 @@ TEST(VerbsRemoteKeysTest, KeyedRegionsMustMatchTheHandshake) {
   auto other_id = keys;
   other_id[1].id = 9;
   EXPECT_EQ(MatchAnnouncedRegions(other_id, announced).code(), StatusCode::kProtocolError);
+  auto extra = keys;
+  extra.push_back({3, 0x30000, 0x1000, 9, Access::kRemoteRead});
+  EXPECT_EQ(MatchAnnouncedRegions(extra, announced).code(), StatusCode::kProtocolError);
+}
+
+TEST(VerbsRemoteKeysTest, PiecesMustTileTheirRegionExactly) {
+  const std::vector<RemoteRegion> announced = {{1, 0x10000, 0x3000, Access::kRemoteReadWrite}};
+  auto piece = [](uint64_t address, uint64_t length, uint64_t id = 1,
+                  Access access = Access::kRemoteReadWrite) {
+    return RegionKey{id, address, length, 5, access};
+  };
+  // In any order.
+  EXPECT_TRUE(MatchAnnouncedRegions({piece(0x12000, 0x1000), piece(0x10000, 0x2000)}, announced)
+                  .ok());
+  const std::vector<std::pair<const char*, std::vector<RegionKey>>> bad = {
+      {"a gap", {piece(0x10000, 0x1000), piece(0x12000, 0x1000)}},
+      {"an overlap", {piece(0x10000, 0x2000), piece(0x11000, 0x2000)}},
+      {"short of the end", {piece(0x10000, 0x1000), piece(0x11000, 0x1000)}},
+      {"past the end", {piece(0x10000, 0x2000), piece(0x12000, 0x2000)}},
+      {"a piece of another id", {piece(0x10000, 0x2000), piece(0x12000, 0x1000, 2)}},
+      {"a piece granting other access",
+       {piece(0x10000, 0x2000), piece(0x12000, 0x1000, 1, Access::kRemoteRead)}},
+      {"the same piece twice",
+       {piece(0x10000, 0x2000), piece(0x12000, 0x1000), piece(0x12000, 0x1000)}},
+  };
+  for (const auto& [what, keys] : bad) {
+    const Status status = MatchAnnouncedRegions(keys, announced);
+    EXPECT_EQ(status.code(), StatusCode::kProtocolError) << what;
+  }
 }
 
 }  // namespace
