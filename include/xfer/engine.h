@@ -435,13 +435,17 @@ class XFER_API Engine {
   //     READs, which the peer's NIC executes in order;
   //   - tcp: a frame on the stream's socket after the WRITE and READ
   //     frames, which the peer serves in order;
-  //   - shm: a message on the connection's socket once this side's copies
-  //     into the peer's memory are done (device copies: once their stream
-  //     marks are reached).
+  //   - shm: a slot of a ring in memory both processes map, published
+  //     once this side's copies into the peer's memory are done (device
+  //     copies: once their stream marks are reached); the peer's
+  //     GetNotifications reads the ring itself, with no thread woken and no
+  //     system call on either side, and a doorbell on the connection's
+  //     socket wakes a peer that waits.
   // A staged request's notification follows its last chunk. Notifications
   // of one stream arrive in posting order; of different streams, in any.
-  // Completes `request` once the message is on its way: in the socket, or,
-  // over verbs, acknowledged by the peer's NIC. Delivery is all or nothing;
+  // Completes `request` once the message is on its way: in the socket
+  // (tcp), in the peer's ring (shm), or, over verbs, acknowledged by the
+  // peer's NIC. Delivery is all or nothing;
   // when the connection fails first the request fails, and the peer may or
   // may not have it.
   // Errors: kNotFound, kInvalidArgument (empty, longer than

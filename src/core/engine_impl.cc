@@ -580,7 +580,22 @@ Status EngineImpl::RecheckLocalRegions(internal::PreparedList& list) const {
 
 std::vector<Notification> EngineImpl::GetNotifications(std::chrono::nanoseconds timeout,
                                                        PeerId from) {
+  // Notifications waiting in shared memory (shm's ring) are handed over on
+  // this thread first: a reader that polls sees them with no thread woken.
+  ForEachEndpoint(from, [](transport::Endpoint& endpoint) { endpoint.PollNotifications(); });
+  std::vector<Notification> taken = inbox_.Take(std::chrono::nanoseconds(0), from);
+  if (!taken.empty() || timeout <= std::chrono::nanoseconds(0)) return taken;
+  ForEachEndpoint(from, [](transport::Endpoint& endpoint) { endpoint.AwaitNotifications(); });
   return inbox_.Take(timeout, from);
+}
+
+void EngineImpl::ForEachEndpoint(PeerId peer,
+                                 const std::function<void(transport::Endpoint&)>& action) {
+  if (peer != 0) {
+    if (auto connection = peers_.Find(peer)) action(connection->endpoint());
+    return;
+  }
+  for (const auto& connection : peers_.Connections()) action(connection->endpoint());
 }
 
 Result<std::vector<StagedEntry>> EngineImpl::StagedEntries(

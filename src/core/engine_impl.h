@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,6 +63,8 @@ class EngineImpl final : public Engine {
 
  private:
   void AcceptLoop();
+  // `action` on the endpoint of `peer`, or of every peer for 0.
+  void ForEachEndpoint(PeerId peer, const std::function<void(transport::Endpoint&)>& action);
   // Publishes an established connection under a fresh PeerId; then names
   // it to its notification sink and pins host memory if the peer has
   // device memory.

@@ -55,7 +55,11 @@ bool NotificationInbox::AnyMatchLocked(PeerId from) const {
 
 std::vector<Notification> NotificationInbox::Take(std::chrono::nanoseconds timeout, PeerId from) {
   std::unique_lock lock(mu_);
-  arrived_.wait_for(lock, timeout, [&] { return AnyMatchLocked(from); });
+  // A poll (timeout 0) must not reach the condition variable: its wait
+  // enters the kernel even with nothing to wait for.
+  if (timeout > std::chrono::nanoseconds(0)) {
+    arrived_.wait_for(lock, timeout, [&] { return AnyMatchLocked(from); });
+  }
   std::vector<Notification> taken;
   // Stable: what stays keeps its order, and so does what is taken.
   auto keep = std::stable_partition(entries_.begin(), entries_.end(),

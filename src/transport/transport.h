@@ -269,6 +269,19 @@ class Endpoint {
   // `deadline`; each transport says what that leaves.
   virtual Status Revoke(const LocalRegionView& region, Deadline deadline) = 0;
 
+  // Notifications the peer left where this side reads them on its own
+  // thread (shm's ring in shared memory), handed to the sink now: the
+  // engine calls it from GetNotifications, so that a reader that polls
+  // sees a notification without waiting for a transport thread to wake.
+  // AwaitNotifications: the engine is about to sleep for notifications;
+  // from here on the peer's next one reaches the sink from the transport's
+  // own thread (after handing over what is there now). Both are no-ops for
+  // transports whose receiving thread delivers every notification (the
+  // default). Thread-safe, also after Close(); a failure to deliver fails
+  // the connection.
+  virtual void PollNotifications() {}
+  virtual void AwaitNotifications() {}
+
   // Idempotent. Stops progress, fails in-flight requests with
   // kConnectionLost, releases sockets and mappings. The destructor calls it.
   virtual void Close() = 0;

@@ -150,6 +150,45 @@ TEST_P(NotificationTest, NotificationsAloneArriveInOrderAndFilterBySender) {
   for (size_t i = 0; i < 20; ++i) EXPECT_EQ(got[i], "note " + std::to_string(i));
 }
 
+// A reader asleep in GetNotifications is woken by the next notification,
+// not by its timeout (over shm: the doorbell its wait asked for).
+TEST_P(NotificationTest, AReaderWaitingIsWokenByTheNextNotification) {
+  std::vector<Notification> got;
+  std::chrono::steady_clock::duration waited{};
+  std::thread reader([&] {
+    const auto start = std::chrono::steady_clock::now();
+    got = target_->GetNotifications(20s, sender_);
+    waited = std::chrono::steady_clock::now() - start;
+  });
+  std::this_thread::sleep_for(200ms);  // the reader is asleep by now
+  TransferRequest request;
+  ASSERT_TRUE(initiator_->Notify(peer_, "wake up", request).ok());
+  ASSERT_TRUE(request.Wait(10s).ok());
+  reader.join();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].message, "wake up");
+  EXPECT_LT(waited, 10s) << "the reader slept to its timeout";
+}
+
+// Far more notifications than any transport buffers, sent while no one
+// reads: the sender is never stalled for good, and all of them are there,
+// in order, when the reader comes.
+TEST_P(NotificationTest, NotificationsSentWhileNoOneReadsAreAllKeptInOrder) {
+  constexpr int kNotes = 300;
+  for (int i = 0; i < kNotes; ++i) {
+    TransferRequest request;
+    ASSERT_TRUE(initiator_->Notify(peer_, "kept " + std::to_string(i), request).ok());
+    ASSERT_TRUE(request.Wait(10s).ok()) << i;
+  }
+  std::vector<std::string> got;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (got.size() < kNotes && std::chrono::steady_clock::now() < deadline) {
+    for (auto& n : target_->GetNotifications(1s, sender_)) got.push_back(n.message);
+  }
+  ASSERT_EQ(got.size(), size_t{kNotes});
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], "kept " + std::to_string(i));
+}
+
 TEST_P(NotificationTest, EmptyOrOverlongNotificationsAreRefusedAndNothingStarts) {
   TransferRequest request;
   EXPECT_EQ(initiator_->Notify(peer_, "", request).code(), StatusCode::kInvalidArgument);

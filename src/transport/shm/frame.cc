@@ -17,11 +17,10 @@ Status CheckFrameHeader(const FrameHeader& header) {
     }
     return Status::Ok();
   }
-  if (header.type == kFrameNotify) {
-    if (header.length < 1 || header.length > kMaxNotificationBytes) {
+  if (header.type == kFrameDoorbell) {
+    if (header.length != 0) {
       return ProtocolError(
-          fmt::format("shm: a {}-byte notification from the peer; they hold 1 to {} bytes",
-                      header.length, kMaxNotificationBytes));
+          fmt::format("shm: a doorbell frame with a {}-byte payload from the peer", header.length));
     }
     return Status::Ok();
   }

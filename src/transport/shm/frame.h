@@ -1,4 +1,5 @@
-// The framing of two-sided messages on an shm connection's Unix socket.
+// The framing of two-sided messages on an shm connection's Unix socket, and
+// of the doorbell its notification ring rings (notification_ring.h).
 #ifndef XFER_TRANSPORT_SHM_FRAME_H_
 #define XFER_TRANSPORT_SHM_FRAME_H_
 
@@ -8,7 +9,6 @@
 #include <vector>
 
 #include "xfer/status.h"
-#include "xfer/transfer.h"
 
 namespace xfer::transport::shm {
 
@@ -25,7 +25,7 @@ static_assert(sizeof(FrameHeader) == 16);
 inline constexpr uint32_t kFrameMagic = 0x46534d58;  // "XMSF"
 inline constexpr uint32_t kFrameSend = 1;            // payload: one application message
 inline constexpr uint32_t kFrameAbort = 2;           // payload: u32 StatusCode + reason text
-inline constexpr uint32_t kFrameNotify = 3;          // payload: one notification, whole
+inline constexpr uint32_t kFrameDoorbell = 3;        // no payload: drain the notification ring
 inline constexpr size_t kMaxAbortText = 256;
 
 // Largest message PostSend accepts and the receiver believes; a frame that
@@ -35,7 +35,7 @@ inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 32;
 // Checks a header read from the peer before anything of its payload is read.
 // Errors: kProtocolError for a bad magic, an unknown type, a SEND announcing
 // more than kMaxMessageBytes, an ABORT whose body is not 4..4+kMaxAbortText
-// bytes, a NOTIFY that is not 1..kMaxNotificationBytes.
+// bytes, a DOORBELL with a payload.
 Status CheckFrameHeader(const FrameHeader& header);
 
 // The body of the ABORT frame that tells the peer why this side failed: the

@@ -10,7 +10,6 @@
 #include <system_error>
 
 #include "common/request_access.h"
-#include "transport/notification_length.h"
 #include "transport/shm/frame.h"
 
 namespace xfer::transport::shm {
@@ -26,9 +25,9 @@ Status ConnectionClosed() { return ConnectionLost("shm endpoint closed"); }
 }  // namespace
 
 MessageChannel::MessageChannel(Socket socket, std::chrono::milliseconds io_timeout,
-                               NotificationSink& notifications)
+                               std::shared_ptr<InboundRing> notifications)
     : io_timeout_(io_timeout),
-      notifications_(notifications),
+      notifications_(std::move(notifications)),
       socket_(std::move(socket)),
       scratch_(kScratchBytes) {}
 
@@ -90,6 +89,9 @@ void MessageChannel::Close() {
 void MessageChannel::Run() {
   bool peer_aborted = false;
   Status why = ReadFrames(peer_aborted);
+  // What the peer published before it went (or before this side failed)
+  // stays readable; a ring that fails now has nothing more to give.
+  (void)notifications_->Drain();
   // Tell the peer why, unless it told us, is gone, or someone else already
   // failed the connection (maybe mid-frame): its posts then report our
   // reason (say, no receive posted) rather than a bare EOF.
@@ -126,17 +128,9 @@ Status MessageChannel::ReadFrames(bool& peer_aborted) {
     peer_aborted = header.magic == kFrameMagic && header.type == kFrameAbort;
     XFER_RETURN_IF_ERROR(CheckFrameHeader(header));
     if (peer_aborted) return ReadAbort(header.length);
-    XFER_RETURN_IF_ERROR(header.type == kFrameNotify ? DeliverNotification(header.length)
-                                                     : Deliver(header.length));
+    XFER_RETURN_IF_ERROR(header.type == kFrameDoorbell ? notifications_->Drain()
+                                                       : Deliver(header.length));
   }
-}
-
-// REQUIRES: CheckFrameHeader accepted the frame, which bounds `length`.
-Status MessageChannel::DeliverNotification(uint64_t length) {
-  uint8_t body[kMaxNotificationBytes];
-  XFER_RETURN_IF_ERROR(ReadChunked(body, length));
-  return notifications_.Deliver(std::span<const uint8_t>(body, static_cast<size_t>(length)))
-      .WithContext("shm: a notification from the peer");
 }
 
 // Lands one message in the oldest posted receive, reading the payload
@@ -211,7 +205,10 @@ Status MessageChannel::ReadAbort(uint64_t length) {
 // abort would land inside it, so then the peer just sees EOF.
 void MessageChannel::SendAbort(const Status& why) {
   std::unique_lock send_lock(send_mu_, std::try_to_lock);
-  if (!send_lock.owns_lock()) return;
+  if (send_lock.owns_lock()) SendAbortLocked(why);
+}
+
+void MessageChannel::SendAbortLocked(const Status& why) {
   std::vector<uint8_t> body = EncodeAbortBody(why);
   FrameHeader header{kFrameMagic, kFrameAbort, body.size()};
   iovec iov[2] = {{&header, sizeof(header)}, {body.data(), body.size()}};
@@ -237,38 +234,35 @@ Status MessageChannel::PostSend(const void* data, size_t length, TransferRequest
     return InvalidArgument(
         fmt::format("shm: a {}-byte message exceeds the {}-byte limit", length, kMaxMessageBytes));
   }
-  return PostFrame(kFrameSend, data, length, request);
-}
-
-Status MessageChannel::PostNotify(std::span<const uint8_t> message, TransferRequest& request) {
-  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("shm"));
-  return PostFrame(kFrameNotify, message.data(), message.size(), request);
-}
-
-Status MessageChannel::SendNotification(std::span<const uint8_t> message) {
-  XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("shm"));
-  std::lock_guard send_lock(send_mu_);
-  if (broken()) return failure();
-  return WriteFrameLocked(kFrameNotify, message.data(), message.size());
-}
-
-Status MessageChannel::PostFrame(uint32_t type, const void* data, size_t length,
-                                 TransferRequest& request) {
   std::lock_guard send_lock(send_mu_);
   if (broken()) return failure();
   internal::RequestAccess::Start(request, 1);
-  Status sent = WriteFrameLocked(type, data, length);
-  internal::RequestAccess::Complete(request, sent,
-                                    sent.ok() && type == kFrameSend ? length : 0);
+  Status sent = WriteFrameLocked(kFrameSend, data, length);
+  internal::RequestAccess::Complete(request, sent, sent.ok() ? length : 0);
   return Status::Ok();
+}
+
+Status MessageChannel::RingDoorbell() {
+  std::lock_guard send_lock(send_mu_);
+  if (broken()) return failure();
+  return WriteFrameLocked(kFrameDoorbell, nullptr, 0);
+}
+
+void MessageChannel::Break(const Status& why) {
+  // Held, the descriptor stays open (Close takes send_mu_ to close it), and
+  // no frame is half written where the abort goes.
+  std::lock_guard send_lock(send_mu_);
+  if (!MarkFailed(why)) return;
+  SendAbortLocked(why);
+  socket_.Shutdown();
 }
 
 Status MessageChannel::WriteFrameLocked(uint32_t type, const void* data, size_t length) {
   Status sent = WriteFrame(type, data, length);
   if (sent.ok()) return sent;
   // A frame may be half written: the stream is unusable from here on.
-  sent = sent.WithContext(type == kFrameNotify ? "shm: sending a notification"
-                                               : "shm: sending a message");
+  sent = sent.WithContext(type == kFrameDoorbell ? "shm: ringing the notification doorbell"
+                                                 : "shm: sending a message");
   Fail(sent);
   return sent;
 }

@@ -1,5 +1,7 @@
 // Two-sided messaging of an shm connection: framed sends over the Unix
-// stream socket, landed by a progress thread straight into posted receives.
+// stream socket, landed by a progress thread straight into posted receives;
+// and the doorbell of the connection's notification ring, on which the
+// progress thread drains the ring (notification_ring.h).
 #ifndef XFER_TRANSPORT_SHM_MESSAGE_CHANNEL_H_
 #define XFER_TRANSPORT_SHM_MESSAGE_CHANNEL_H_
 
@@ -8,13 +10,14 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "common/socket.h"
-#include "transport/notification_sink.h"
 #include "transport/shm/frame.h"
+#include "transport/shm/notification_ring.h"
 #include "transport/shm/recv_queue.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
@@ -40,10 +43,11 @@ class MessageChannel {
  public:
   // Takes the connected socket. `io_timeout` bounds each blocking step: a
   // stalled read or write of a frame, and the wait for a receive to land a
-  // message in. The peer's notifications go to `notifications`, which
-  // outlives the channel.
+  // message in. `notifications` is this side's ring, drained on each of
+  // the peer's doorbells and once more when the connection ends (what the
+  // peer published before it went is delivered).
   MessageChannel(Socket socket, std::chrono::milliseconds io_timeout,
-                 NotificationSink& notifications);
+                 std::shared_ptr<InboundRing> notifications);
   ~MessageChannel();  // Close()
   MessageChannel(const MessageChannel&) = delete;
   MessageChannel& operator=(const MessageChannel&) = delete;
@@ -59,14 +63,15 @@ class MessageChannel {
   // kMaxMessageBytes (kInvalidArgument) or the connection has failed.
   Status PostSend(const void* data, size_t length, TransferRequest& request);
 
-  // Writes one notification frame, as PostSend writes a message; the
-  // peer's progress thread hands it to its sink. Frames leave in the order
-  // their posts took the socket. Errors: as PostSend's (kInvalidArgument
-  // for 0 or more than kMaxNotificationBytes).
-  Status PostNotify(std::span<const uint8_t> message, TransferRequest& request);
-  // PostNotify without a request: the frame is written, or the error
-  // returned (a failure while writing also fails the connection).
-  Status SendNotification(std::span<const uint8_t> message);
+  // Writes a doorbell frame: the peer's progress thread drains its
+  // notification ring. Errors: the connection's failure (a failure while
+  // writing also fails it).
+  Status RingDoorbell();
+
+  // Fails the connection from outside the channel (its notification ring
+  // stayed full, or held nonsense): the peer is told why, as of a failure
+  // of the channel's own. No effect once the connection has failed.
+  void Break(const Status& why);
 
   // Queues [buffer, buffer + capacity) for the next message; the progress
   // thread completes `request` with the message's length. Returns the
@@ -89,9 +94,6 @@ class MessageChannel {
  private:
   Status ReadFrames(bool& peer_aborted);
   Status Deliver(uint64_t length);
-  Status DeliverNotification(uint64_t length);
-  // PostSend and PostNotify: one frame of `type`, completing `request`.
-  Status PostFrame(uint32_t type, const void* data, size_t length, TransferRequest& request);
   // Writes one frame under send_mu_; a failure fails the connection.
   // REQUIRES: send_mu_ held, the channel not broken.
   Status WriteFrameLocked(uint32_t type, const void* data, size_t length);
@@ -100,6 +102,8 @@ class MessageChannel {
   Status Drain(uint64_t length);
   Status WriteFrame(uint32_t type, const void* data, uint64_t length);
   void SendAbort(const Status& why);
+  // REQUIRES: send_mu_ held.
+  void SendAbortLocked(const Status& why);
   void Run();
   // Records the failure (the first one wins) and wakes waiters; true when
   // this call broke the channel.
@@ -110,7 +114,7 @@ class MessageChannel {
   void Fail(const Status& why);
 
   const std::chrono::milliseconds io_timeout_;
-  NotificationSink& notifications_;
+  const std::shared_ptr<InboundRing> notifications_;
   Socket socket_;
   std::thread progress_;
   std::vector<uint8_t> scratch_;  // progress thread only: drops oversized messages

@@ -35,19 +35,28 @@ class ShmEndpoint::PostScope {
 
 namespace {
 
+// A notification waiting for room in the peer's ring: spinning catches the
+// peer's drain under way, sleeping after that keeps a slow reader from
+// costing this side a core.
+constexpr int kRingFullSpins = 1000;
+constexpr auto kRingFullSleep = std::chrono::microseconds(50);
+
 Status Closed() { return ConnectionLost("shm endpoint closed"); }
 
 }  // namespace
 
 ShmEndpoint::ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
                          std::unique_ptr<MessageChannel> channel,
-                         std::chrono::milliseconds io_timeout, const LocalMemory& local,
-                         cuda::DeviceRuntime& devices, uint32_t streams)
+                         Notifications notifications, std::chrono::milliseconds io_timeout,
+                         const LocalMemory& local, cuda::DeviceRuntime& devices,
+                         uint32_t streams)
     : mapping_(std::move(mapping)),
       revocations_(std::move(revocations)),
       peer_pid_(peer_pid),
       peer_(PeerLiveness::Watch(peer_pid)),
       channel_(std::move(channel)),
+      inbound_(std::move(notifications.inbound)),
+      outbound_(std::move(notifications.outbound)),
       io_timeout_(io_timeout),
       local_(local),
       devices_(devices),
@@ -386,21 +395,57 @@ Status ShmEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest
                                uint32_t /*stream*/) {
   PostScope scope(*this);
   if (!scope.admitted()) return Closed();
-  if (!device_completions_.busy()) return channel_->PostNotify(message, request);
-  if (channel_->broken()) return channel_->failure();
   XFER_RETURN_IF_ERROR(CheckNotificationLength(message.size()).WithContext("shm"));
+  if (channel_->broken()) return channel_->failure();
   internal::RequestAccess::Start(request, 1);
+  if (!device_completions_.busy()) {
+    internal::RequestAccess::Complete(request, SendNotification(message), 0);
+    return Status::Ok();
+  }
   PendingCompletion pending{&request, Status::Ok(), 0, {}, {}, {}};
-  pending.then = [channel = channel_.get(),
-                  copy = std::vector<uint8_t>(message.begin(), message.end())] {
-    return channel->SendNotification(copy);
+  pending.then = [this, copy = std::vector<uint8_t>(message.begin(), message.end())] {
+    return SendNotification(copy);
   };
   Status pushed = device_completions_.Push(std::move(pending));
-  // No completion thread: a frame written now would pass the device
-  // requests queued there, so the notification fails instead.
+  // No completion thread: a notification published now would pass the
+  // device requests queued there, so it fails instead.
   if (!pushed.ok()) internal::RequestAccess::Complete(request, pushed, 0);
   return Status::Ok();
 }
+
+Status ShmEndpoint::SendNotification(std::span<const uint8_t> message) {
+  const Deadline deadline = Deadline::After(io_timeout_);
+  for (int tries = 0;; ++tries) {
+    if (channel_->broken()) return channel_->failure();
+    const OutboundRing::Pushed pushed = outbound_->Push(message);
+    // Rung once per full ring: the peer's progress thread then drains it.
+    if (pushed.doorbell && (pushed.written || tries == 0)) {
+      XFER_RETURN_IF_ERROR(channel_->RingDoorbell());
+    }
+    if (pushed.written) return Status::Ok();
+    if (deadline.expired()) {
+      const Status full = Timeout(fmt::format(
+          "shm: the peer's notification ring stayed full for {} ms (the peer neither reads "
+          "its notifications nor drains them)",
+          io_timeout_.count()));
+      channel_->Break(full);
+      return full;
+    }
+    if (tries < kRingFullSpins) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(kRingFullSleep);
+    }
+  }
+}
+
+void ShmEndpoint::BreakUnlessOk(const Status& status) {
+  if (!status.ok()) channel_->Break(status);
+}
+
+void ShmEndpoint::PollNotifications() { BreakUnlessOk(inbound_->Drain()); }
+
+void ShmEndpoint::AwaitNotifications() { BreakUnlessOk(inbound_->Arm()); }
 
 Status ShmEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
   PostScope scope(*this);

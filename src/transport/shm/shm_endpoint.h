@@ -15,6 +15,7 @@
 #include "cuda/device_runtime.h"
 #include "transport/shm/device_completions.h"
 #include "transport/shm/message_channel.h"
+#include "transport/shm/notification_ring.h"
 #include "transport/shm/peer_liveness.h"
 #include "transport/shm/peer_mapping.h"
 #include "transport/shm/revocation_table.h"
@@ -51,12 +52,19 @@ namespace xfer::transport::shm {
 class ShmEndpoint final : public Endpoint {
  public:
   // Takes the mapping of the peer's regions, our own revocation table (the
-  // one the peer mapped) and a started channel. `peer_pid` is the process
-  // process_vm copies address (<= 0: unknown). `io_timeout` bounds Close()'s
-  // wait for the peer's copies. `local` and `devices` outlive the endpoint.
+  // one the peer mapped), a started channel, and the notification rings:
+  // ours (the channel drains it too) and the peer's. `peer_pid` is the
+  // process process_vm copies address (<= 0: unknown). `io_timeout` bounds
+  // Close()'s wait for the peer's copies, and a notification's wait for
+  // room in the peer's ring. `local` and `devices` outlive the endpoint.
+  struct Notifications {
+    std::shared_ptr<InboundRing> inbound;
+    std::unique_ptr<OutboundRing> outbound;
+  };
   ShmEndpoint(PeerMapping mapping, RevocationTable revocations, int peer_pid,
-              std::unique_ptr<MessageChannel> channel, std::chrono::milliseconds io_timeout,
-              const LocalMemory& local, cuda::DeviceRuntime& devices, uint32_t streams);
+              std::unique_ptr<MessageChannel> channel, Notifications notifications,
+              std::chrono::milliseconds io_timeout, const LocalMemory& local,
+              cuda::DeviceRuntime& devices, uint32_t streams);
   ~ShmEndpoint() override;
 
   // Copy every entry, then complete `request` with the batch's bytes:
@@ -101,13 +109,22 @@ class ShmEndpoint final : public Endpoint {
                   uint32_t stream) override;
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
 
-  // A frame on the connection's socket. Host copies are done when their
-  // post returns, so the frame follows them; while device requests are
-  // pending it is written by the device completion thread once their
-  // copies are done, in posting order. `stream` is otherwise ignored: the
-  // order holds across streams.
+  // The next slot of the peer's notification ring (notification_ring.h),
+  // completing `request` once it is published there. Host copies are done
+  // when their post returns, so the notification follows them; while
+  // device requests are pending it is published by the device completion
+  // thread once their copies are done, in posting order. `stream` is
+  // ignored: the order holds across streams. A ring that stays full for
+  // io_timeout (a peer that neither reads nor drains) fails the connection
+  // with kTimeout.
   Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
                     uint32_t stream) override;
+
+  // Drain our ring into the sink on the calling thread; AwaitNotifications
+  // first asks the peer for a doorbell. A ring holding nonsense, or a sink
+  // that refuses, fails the connection.
+  void PollNotifications() override;
+  void AwaitNotifications() override;
 
   // Raises the region's revoked flag in our revocation table, then waits
   // for the peer's copies into it that were admitted before to end.
@@ -140,6 +157,11 @@ class ShmEndpoint final : public Endpoint {
 
   Status PostOneSided(std::span<const TransferEntry> entries, TransferRequest& request, bool write,
                       uint32_t stream);
+  // Publishes `message` in the peer's ring, ringing its doorbell when the
+  // ring asks, waiting up to io_timeout for room.
+  Status SendNotification(std::span<const uint8_t> message);
+  // Fails the connection when `status` is an error (a ring's).
+  void BreakUnlessOk(const Status& status);
   // The route from `entry.local` to `region`, or kNotSupported saying why
   // there is none.
   Result<Route> RouteFor(const TransferEntry& entry, const PeerRegion& region) const;
@@ -171,6 +193,8 @@ class ShmEndpoint final : public Endpoint {
   const int peer_pid_;
   const PeerLiveness peer_;  // ends revocation waits on a peer that has exited
   std::unique_ptr<MessageChannel> channel_;
+  const std::shared_ptr<InboundRing> inbound_;    // ours, which the peer writes
+  const std::unique_ptr<OutboundRing> outbound_;  // the peer's, which we write
   const std::chrono::milliseconds io_timeout_;
   const LocalMemory& local_;
   cuda::DeviceRuntime& devices_;

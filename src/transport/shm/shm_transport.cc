@@ -1,11 +1,13 @@
 #include "transport/shm/shm_transport.h"
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "transport/option_reader.h"
 #include "transport/shm/device_table.h"
 #include "transport/shm/message_channel.h"
+#include "transport/shm/notification_ring.h"
 #include "transport/shm/peer_mapping.h"
 #include "transport/shm/region_table.h"
 #include "transport/shm/rendezvous.h"
@@ -17,17 +19,26 @@ namespace shm {
 namespace {
 
 // What each side hands the other at setup: the regions it shares by
-// descriptor, its revocation table, and its device regions' IPC handles.
+// descriptor, its revocation table, its device regions' IPC handles, and
+// the ring it reads notifications from.
 struct PeerTables {
   std::vector<SharedRegion> shared;
   RevocationTable revocations;
   std::vector<DeviceRow> devices;
+  RingMapping notifications;
 };
 
-Status SendTables(Socket& socket, const EndpointSetup& setup, const RevocationTable& ours) {
+// What this side hands over.
+struct OurTables {
+  RevocationTable revocations;
+  std::shared_ptr<InboundRing> notifications;
+};
+
+Status SendTables(Socket& socket, const EndpointSetup& setup, const OurTables& ours) {
   XFER_RETURN_IF_ERROR(SendRegionTable(socket, setup.announced, setup.deadline));
-  XFER_RETURN_IF_ERROR(SendRevocationTable(socket, ours, setup.deadline));
-  return SendDeviceTable(socket, setup.announced, *setup.devices, setup.deadline);
+  XFER_RETURN_IF_ERROR(SendRevocationTable(socket, ours.revocations, setup.deadline));
+  XFER_RETURN_IF_ERROR(SendDeviceTable(socket, setup.announced, *setup.devices, setup.deadline));
+  return SendNotificationRing(socket, *ours.notifications, setup.deadline);
 }
 
 Result<PeerTables> ReceiveTables(Socket& socket, const EndpointSetup& setup) {
@@ -37,11 +48,13 @@ Result<PeerTables> ReceiveTables(Socket& socket, const EndpointSetup& setup) {
   if (!revocations.ok()) return revocations.status();
   auto devices = ReceiveDeviceTable(socket, setup.remote, setup.deadline);
   if (!devices.ok()) return devices.status();
-  return PeerTables{std::move(*shared), std::move(*revocations), std::move(*devices)};
+  auto ring = ReceiveNotificationRing(socket, setup.deadline);
+  if (!ring.ok()) return ring.status();
+  return PeerTables{std::move(*shared), std::move(*revocations), std::move(*devices),
+                    std::move(*ring)};
 }
 
-Result<PeerTables> SwapTables(Socket& socket, const EndpointSetup& setup,
-                              const RevocationTable& ours) {
+Result<PeerTables> SwapTables(Socket& socket, const EndpointSetup& setup, const OurTables& ours) {
   if (setup.initiator) {
     XFER_RETURN_IF_ERROR(SendTables(socket, setup, ours));
     return ReceiveTables(socket, setup);
@@ -52,10 +65,19 @@ Result<PeerTables> SwapTables(Socket& socket, const EndpointSetup& setup,
   return theirs;
 }
 
+Result<OurTables> CreateOurTables(const EndpointSetup& setup) {
+  auto revocations = RevocationTable::Create(setup.announced);
+  if (!revocations.ok()) return revocations.status();
+  auto ring = RingMapping::Create();
+  if (!ring.ok()) return ring.status();
+  return OurTables{std::move(*revocations),
+                   std::make_shared<InboundRing>(std::move(*ring), *setup.notifications)};
+}
+
 Result<std::unique_ptr<Endpoint>> Connect(EndpointSetup& setup) {
   auto socket = Rendezvous(setup);
   if (!socket.ok()) return socket.status();
-  auto ours = RevocationTable::Create(setup.announced);
+  auto ours = CreateOurTables(setup);
   if (!ours.ok()) return ours.status();
   auto theirs = SwapTables(*socket, setup, *ours);
   if (!theirs.ok()) return theirs.status();
@@ -64,11 +86,14 @@ Result<std::unique_ptr<Endpoint>> Connect(EndpointSetup& setup) {
                                      *setup.devices);
   if (!mapping.ok()) return mapping.status();
   auto channel =
-      std::make_unique<MessageChannel>(std::move(*socket), setup.io_timeout, *setup.notifications);
+      std::make_unique<MessageChannel>(std::move(*socket), setup.io_timeout, ours->notifications);
   XFER_RETURN_IF_ERROR(channel->Start());
+  ShmEndpoint::Notifications notifications{
+      std::move(ours->notifications),
+      std::make_unique<OutboundRing>(std::move(theirs->notifications))};
   return std::unique_ptr<Endpoint>(std::make_unique<ShmEndpoint>(
-      std::move(*mapping), std::move(*ours), setup.peer_pid, std::move(channel),
-      setup.io_timeout, *setup.local, *setup.devices, setup.streams));
+      std::move(*mapping), std::move(ours->revocations), setup.peer_pid, std::move(channel),
+      std::move(notifications), setup.io_timeout, *setup.local, *setup.devices, setup.streams));
 }
 
 }  // namespace

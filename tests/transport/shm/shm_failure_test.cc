@@ -20,8 +20,6 @@ using transport::shm::FrameHeader;
 using transport::shm::kFrameMagic;
 using transport::shm::kFrameSend;
 
-constexpr auto kWait = std::chrono::seconds(5);
-
 // A real initiator connected to a hand-driven target that shares nothing.
 class ShmPeerFailureTest : public ::testing::Test {
  protected:

@@ -20,6 +20,7 @@
 #include "support/test_devices.h"
 #include "support/test_memory.h"
 #include "transport/shm/device_table.h"
+#include "transport/shm/notification_ring.h"
 #include "transport/shm/region_table.h"
 #include "transport/shm/rendezvous.h"
 #include "transport/shm/revocation_table.h"
@@ -28,6 +29,9 @@
 namespace xfer::testing {
 
 using std::chrono::milliseconds;
+
+// How long the shm tests wait for a request or a message.
+inline constexpr auto kWait = std::chrono::seconds(5);
 
 // Fills [p, p+n) with bytes that depend on `seed` and the position.
 inline void FillPattern(void* p, size_t n, uint8_t seed) {
@@ -100,14 +104,19 @@ inline void StartRealSide(HalfPair& half, bool initiator, std::vector<RemoteRegi
 }
 
 // Sends `views` as a target's tables: the region table, a fresh
-// revocation table for the same regions, and the device table.
+// revocation table for the same regions, the device table, and a fresh
+// notification ring.
 inline Status SendFakeTables(Socket& socket, const std::vector<transport::LocalRegionView>& views) {
   const Deadline deadline = Deadline::After(std::chrono::seconds(3));
   XFER_RETURN_IF_ERROR(transport::shm::SendRegionTable(socket, views, deadline));
   auto revocations = transport::shm::RevocationTable::Create(views);
   if (!revocations.ok()) return revocations.status();
   XFER_RETURN_IF_ERROR(transport::shm::SendRevocationTable(socket, *revocations, deadline));
-  return transport::shm::SendDeviceTable(socket, views, TestDevices(), deadline);
+  XFER_RETURN_IF_ERROR(transport::shm::SendDeviceTable(socket, views, TestDevices(), deadline));
+  auto ring = transport::shm::RingMapping::Create();
+  if (!ring.ok()) return ring.status();
+  const transport::shm::InboundRing inbound(std::move(*ring), xfer::testing::UnusedSink());
+  return transport::shm::SendNotificationRing(socket, inbound, deadline);
 }
 
 // Plays an honest shm target up to the table exchange: meets the real
@@ -128,6 +137,8 @@ inline Result<Socket> FakeTargetMeet(HalfPair& half) {
   auto devices = transport::shm::ReceiveDeviceTable(
       *socket, transport::RemoteMemory(half.memory.AsRemote()), setup.deadline);
   if (!devices.ok()) return devices.status();
+  auto ring = transport::shm::ReceiveNotificationRing(*socket, setup.deadline);
+  if (!ring.ok()) return ring.status();
   return socket;
 }
 

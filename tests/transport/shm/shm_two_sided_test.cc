@@ -18,7 +18,6 @@ namespace {
 using std::chrono::milliseconds;
 using transport::LocalRegionView;
 
-constexpr auto kWait = std::chrono::seconds(5);
 
 class ShmTwoSidedTest : public ::testing::Test {
  protected:
