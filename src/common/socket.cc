@@ -50,11 +50,6 @@ std::string ErrnoMessage(std::string_view what, int err) {
   return std::string(what) + ": " + std::strerror(err);
 }
 
-void UniqueFd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 Result<HostPort> ParseHostPort(std::string_view text) {
   HostPort hp;
   std::string_view port_text;

@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "xfer/status.h"
 
 namespace xfer::cuda {
@@ -49,20 +51,15 @@ struct DeviceInfo {
 // to reach another's memory. Owns the file descriptor. Move-only.
 class DmaBuf {
  public:
-  DmaBuf(int fd, uint64_t offset) : fd_(fd), offset_(offset) {}
-  DmaBuf(DmaBuf&& other) noexcept : fd_(other.fd_), offset_(other.offset_) { other.fd_ = -1; }
-  DmaBuf& operator=(DmaBuf&& other) noexcept;
-  DmaBuf(const DmaBuf&) = delete;
-  DmaBuf& operator=(const DmaBuf&) = delete;
-  ~DmaBuf();
+  DmaBuf(UniqueFd fd, uint64_t offset) : fd_(std::move(fd)), offset_(offset) {}
 
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   // Where the exported address lies in the buffer (the buffer starts at
   // the page below it).
   uint64_t offset() const { return offset_; }
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
   uint64_t offset_ = 0;
 };
 

@@ -333,7 +333,7 @@ class DriverRuntime final : public DeviceRuntime {
           info->ordinal, (*driver)->Check(exported, "cuMemGetHandleForAddressRange").message()));
     }
     XFER_RETURN_IF_ERROR((*driver)->Check(exported, "cuMemGetHandleForAddressRange"));
-    return DmaBuf(fd, start - first);
+    return DmaBuf(UniqueFd(fd), start - first);
   }
 
   Result<IpcHandle> ExportIpc(uint64_t allocation_base) override {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "support/byte_pattern.h"
 #include "support/test_engine.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
@@ -25,19 +26,8 @@ using namespace std::chrono_literals;
 // are reused within one request.
 constexpr size_t kStagingRegion = size_t{12} << 20;
 
-uint8_t PatternByte(size_t i, uint32_t seed) {
-  return static_cast<uint8_t>((i * 131 + seed * 7 + (i >> 11)) & 0xff);
-}
-void Fill(uint8_t* p, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; ++i) p[i] = PatternByte(i, seed);
-}
-// The index of the first byte that differs from the pattern; n if none.
-size_t FirstMismatch(const uint8_t* p, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] != PatternByte(i, seed)) return i;
-  }
-  return n;
-}
+using testing::FillPattern;
+using testing::FirstPatternMismatch;
 
 class StagingTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -91,27 +81,27 @@ TEST_P(StagingTest, StagedWritesAndReadsLandByteForByteAcrossChunks) {
   // One byte; an odd size; a chunk and three bytes; more chunks than slots.
   for (size_t size : {size_t{1}, size_t{4097}, (size_t{2} << 20) + 3, size_t{9} << 20}) {
     const size_t offset = 5;
-    Fill(local(), size, seed);
+    FillPattern(local(), size, seed);
     std::memset(remote(), 0xee, size + 2 * offset);
     const TransferEntry entry{local(), remote_address() + offset, size};
     Status wrote = initiator_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 10s);
     ASSERT_TRUE(wrote.ok()) << size << ": " << wrote.ToString();
-    EXPECT_EQ(FirstMismatch(remote() + offset, size, seed), size) << size;
+    EXPECT_EQ(FirstPatternMismatch(remote() + offset, size, seed), size) << size;
     EXPECT_EQ(remote()[offset - 1], 0xee) << "wrote before the range";
     EXPECT_EQ(remote()[offset + size], 0xee) << "wrote past it";
 
-    Fill(remote() + offset, size, seed + 50);
+    FillPattern(remote() + offset, size, seed + 50);
     std::memset(local(), 0, size + 1);
     Status read = initiator_->Transfer(peer_, OpCode::kRead, std::span(&entry, 1), 10s);
     ASSERT_TRUE(read.ok()) << size << ": " << read.ToString();
-    EXPECT_EQ(FirstMismatch(local(), size, seed + 50), size) << size;
+    EXPECT_EQ(FirstPatternMismatch(local(), size, seed + 50), size) << size;
     EXPECT_EQ(local()[size], 0) << "read past the end";
     ++seed;
   }
 }
 
 TEST_P(StagingTest, ABatchCompletesOnceWithEveryEntrysBytes) {
-  Fill(local(), kStagingRegion, 3);
+  FillPattern(local(), kStagingRegion, 3);
   std::memset(remote(), 0, kStagingRegion);
   // Out of order and of uneven sizes, one entry longer than two chunks.
   const std::vector<std::pair<size_t, size_t>> pieces = {
@@ -134,7 +124,7 @@ TEST_P(StagingTest, ABatchCompletesOnceWithEveryEntrysBytes) {
 TEST_P(StagingTest, RequestsOnOneStreamCompleteInPostingOrder) {
   constexpr size_t kRequests = 8;
   constexpr size_t kEach = size_t{1} << 20;
-  Fill(local(), kRequests * kEach, 9);
+  FillPattern(local(), kRequests * kEach, 9);
   std::vector<TransferRequest> requests(kRequests);
   std::vector<TransferEntry> entries;
   for (size_t i = 0; i < kRequests; ++i) {
