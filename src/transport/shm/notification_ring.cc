@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
-#include <vector>
 
 #include "transport/shm/table_header.h"
 
@@ -178,27 +177,18 @@ Status InboundRing::DrainLocked() {
 }
 
 Status SendNotificationRing(Socket& socket, const InboundRing& ring, Deadline deadline) {
-  const int fd = ring.fd();
-  return socket.SendFds(std::span<const int>(&fd, 1),
-                        EncodeTableHeader(kNotificationRing, static_cast<uint32_t>(kRingSlots)),
-                        deadline);
+  return SendTableFile(socket, kNotificationRing, static_cast<uint32_t>(kRingSlots), ring.fd(),
+                       deadline);
 }
 
 Result<RingMapping> ReceiveNotificationRing(Socket& socket, Deadline deadline) {
-  std::vector<uint8_t> body(kTableHeaderBytes);
-  auto fds = socket.RecvFds(1, body, kTableHeaderBytes, deadline);
-  if (!fds.ok()) return fds.status();
-  if (fds->size() != 1) {
-    return ProtocolError(
-        fmt::format("peer's shm notification ring came with {} descriptors, not 1", fds->size()));
+  auto file = ReceiveTableFile(socket, kNotificationRing, deadline);
+  if (!file.ok()) return file.status();
+  if (file->count != kRingSlots) {
+    return ProtocolError(fmt::format("peer's shm notification ring has {} slots, not {}",
+                                     file->count, kRingSlots));
   }
-  auto slots = DecodeTableHeader(kNotificationRing, body);
-  if (!slots.ok()) return slots.status();
-  if (*slots != kRingSlots) {
-    return ProtocolError(fmt::format("peer's shm notification ring has {} slots, not {}", *slots,
-                                     kRingSlots));
-  }
-  return RingMapping::Map(std::move((*fds)[0]));
+  return RingMapping::Map(std::move(file->fd));
 }
 
 }  // namespace xfer::transport::shm

@@ -171,29 +171,20 @@ Status RevocationTable::AwaitNoCopies(RevocationSlot& slot, Deadline deadline,
 }
 
 Status SendRevocationTable(Socket& socket, const RevocationTable& table, Deadline deadline) {
-  const int fd = table.fd();
-  return socket.SendFds(std::span<const int>(&fd, 1),
-                        EncodeTableHeader(kRevocationTable, static_cast<uint32_t>(table.size())),
-                        deadline);
+  return SendTableFile(socket, kRevocationTable, static_cast<uint32_t>(table.size()), table.fd(),
+                       deadline);
 }
 
 Result<RevocationTable> ReceiveRevocationTable(Socket& socket, const RemoteMemory& remote,
                                                Deadline deadline) {
-  std::vector<uint8_t> body(kTableHeaderBytes);
-  auto fds = socket.RecvFds(1, body, kTableHeaderBytes, deadline);
-  if (!fds.ok()) return fds.status();
-  if (fds->size() != 1) {
-    return ProtocolError(
-        fmt::format("peer's shm revocation table came with {} descriptors, not 1", fds->size()));
-  }
-  auto count = DecodeTableHeader(kRevocationTable, body);
-  if (!count.ok()) return count.status();
-  if (*count != remote.regions().size()) {
+  auto file = ReceiveTableFile(socket, kRevocationTable, deadline);
+  if (!file.ok()) return file.status();
+  if (file->count != remote.regions().size()) {
     return ProtocolError(fmt::format(
-        "peer's shm revocation table has {} slots for the {} regions of its handshake", *count,
-        remote.regions().size()));
+        "peer's shm revocation table has {} slots for the {} regions of its handshake",
+        file->count, remote.regions().size()));
   }
-  return RevocationTable::Map(std::move((*fds)[0]), remote);
+  return RevocationTable::Map(std::move(file->fd), remote);
 }
 
 }  // namespace xfer::transport::shm

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "common/wire.h"
 
 namespace xfer::transport::shm {
@@ -35,6 +37,24 @@ Result<uint32_t> DecodeTableHeader(const TableKind& kind, std::span<const uint8_
                                      version, kind.version));
   }
   return count;
+}
+
+Status SendTableFile(Socket& socket, const TableKind& kind, uint32_t count, int fd,
+                     Deadline deadline) {
+  return socket.SendFds(std::span<const int>(&fd, 1), EncodeTableHeader(kind, count), deadline);
+}
+
+Result<TableFile> ReceiveTableFile(Socket& socket, const TableKind& kind, Deadline deadline) {
+  std::vector<uint8_t> body(kTableHeaderBytes);
+  auto fds = socket.RecvFds(1, body, kTableHeaderBytes, deadline);
+  if (!fds.ok()) return fds.status();
+  if (fds->size() != 1) {
+    return ProtocolError(fmt::format("peer's shm {} came with {} descriptors, not 1", kind.name,
+                                     fds->size()));
+  }
+  auto count = DecodeTableHeader(kind, body);
+  if (!count.ok()) return count.status();
+  return TableFile{std::move((*fds)[0]), *count};
 }
 
 }  // namespace xfer::transport::shm
