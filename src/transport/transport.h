@@ -247,8 +247,9 @@ class Endpoint {
   // request posted on `stream` before this call (its Post* returned) has
   // reached the peer's memory (WRITE) or been read from it (READ), and
   // after the notifications posted before it on `stream`. Completes
-  // `request` once the message is on its way to the peer (in its socket,
-  // or acknowledged by its NIC); a connection that fails first fails it.
+  // `request` once the message is on its way to the peer (in its socket or
+  // its shared ring, or acknowledged by its NIC); a connection that fails
+  // first fails it.
   // The peer gets the whole message or none of it. Errors, with `request`
   // untouched: as PostSend's.
   virtual Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
