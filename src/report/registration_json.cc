@@ -16,16 +16,18 @@ nlohmann::json RegistrationJson(const bench::RegistrationTiming& timing) {
     out["deregister_s"] = timing.deregister_s;
     out["deregister_s_per_GiB"] = per_gib(timing.deregister_s);
   }
-  if (timing.nic.bytes > 0) {
-    const double nic_gib =
-        static_cast<double>(timing.nic.bytes) / static_cast<double>(uint64_t{1} << 30);
-    const double seconds = std::chrono::duration<double>(timing.nic.duration).count();
-    out["nic"] = {{"bytes", timing.nic.bytes},
-                  {"memory_registrations", timing.nic.memory_registrations},
-                  {"register_s", seconds},
-                  {"register_s_per_GiB", seconds / nic_gib}};
-  }
+  if (timing.nic.bytes > 0) out["nic"] = NicRegistrationJson(timing.nic);
   return out;
+}
+
+nlohmann::json NicRegistrationJson(const DeviceRegistration& registration) {
+  const double gib =
+      static_cast<double>(registration.bytes) / static_cast<double>(uint64_t{1} << 30);
+  const double seconds = std::chrono::duration<double>(registration.duration).count();
+  return {{"bytes", registration.bytes},
+          {"memory_registrations", registration.memory_registrations},
+          {"register_s", seconds},
+          {"register_s_per_GiB", gib > 0 ? seconds / gib : 0.0}};
 }
 
 }  // namespace xfer::report

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/model/registration_timing.h"
+#include "xfer/device_registration.h"
 
 namespace xfer::report {
 
@@ -16,6 +17,10 @@ namespace xfer::report {
 // registered this side's memory with a NIC (verbs), "nic": {"bytes",
 // "memory_registrations", "register_s", "register_s_per_GiB"}.
 nlohmann::json RegistrationJson(const bench::RegistrationTiming& timing);
+
+// {"bytes", "memory_registrations", "register_s", "register_s_per_GiB"}:
+// what a connection registered with its NIC (PeerInfo::registration).
+nlohmann::json NicRegistrationJson(const DeviceRegistration& registration);
 
 }  // namespace xfer::report
 

@@ -205,6 +205,13 @@ TEST(MatrixE2e, TargetAndInitiatorAsTwoProcesses) {
   EXPECT_EQ(registration["bytes"], document["config"]["transfer_size"]) << registration;
   EXPECT_GT(registration["register_s"].get<double>(), 0.0) << registration;
   EXPECT_GT(registration["deregister_s"].get<double>(), 0.0) << registration;
+  // Neither shm nor tcp registers memory with a NIC: only verbs, where a
+  // host has a device, reports what connecting registered.
+  ASSERT_TRUE(document["nic_registration"].is_array());
+  for (const json& nic : document["nic_registration"]) {
+    EXPECT_EQ(nic["transport"], "verbs") << nic;
+    EXPECT_GT(nic["bytes"].get<uint64_t>(), 0u) << nic;
+  }
 }
 
 TEST(MatrixE2e, StrayConnectionDoesNotEndAWaitingTarget) {

@@ -348,6 +348,9 @@ for c in cells:
     fraction = c["median_gbps"] * 1e9 / ceiling["bytes_per_sec"]
     assert c["efficiency"] > 0 and abs(c["efficiency"] - fraction) < 1e-9 * fraction, c
 assert any(p["device"] == "rxe1" for p in d["hosts"]["initiator"]["rdma"]), d["hosts"]
+# Connecting over verbs registered the initiator's buffers with rxe1.
+nic = [n for n in d["nic_registration"] if n["transport"] == "verbs"]
+assert len(nic) == 1 and nic[0]["bytes"] > 0 and nic[0]["register_s"] > 0, d["nic_registration"]
 PY
     then
       fail "matrix $name (initiator rc=$crc, target rc=$src)"

@@ -207,6 +207,7 @@ Status Initiator::ConnectColumns() {
     }
     auto info = engine_->GetPeerInfo(*peer);
     if (!info.ok()) return info.status();
+    if (info->registration.bytes > 0) run_.nic_registrations.push_back({name, info->registration});
     Column column{name, *peer, "", *info};
     if (info->transport != name) {
       columns_.push_back(std::move(column));

@@ -13,6 +13,7 @@
 #include "bench/matrix/local_anchor.h"
 #include "bench/model/registration_timing.h"
 #include "bench/matrix/matrix_config.h"
+#include "xfer/device_registration.h"
 
 namespace xfer::matrix {
 
@@ -50,6 +51,14 @@ struct MatrixRun {
   // What registering the initiator's buffers cost, one per memory placement
   // it allocated; deregistration timed at the run's end.
   std::vector<bench::RegistrationTiming> registrations;
+  // What connecting over a transport registered with its NIC
+  // (PeerInfo::registration), for each connected transport that registers
+  // memory with a device (verbs); in column order.
+  struct NicRegistration {
+    std::string transport;
+    DeviceRegistration registration;
+  };
+  std::vector<NicRegistration> nic_registrations;
   RunOutcome outcome = RunOutcome::kRunning;
   std::string error;
 

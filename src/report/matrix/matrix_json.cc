@@ -58,6 +58,18 @@ json RegistrationsJson(const matrix::MatrixRun& run) {
   return out;
 }
 
+// Per transport that registered the initiator's buffers with a NIC when it
+// connected: what that cost.
+json NicRegistrationsJson(const matrix::MatrixRun& run) {
+  json out = json::array();
+  for (const auto& nic : run.nic_registrations) {
+    json entry = NicRegistrationJson(nic.registration);
+    entry["transport"] = nic.transport;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 json RunJson(const matrix::MatrixRun& run) {
   return json{{"command_line", run.config.command_line},
               {"xfer_version", NullIfEmpty(run.initiator.xfer_version)},
@@ -182,7 +194,8 @@ json MatrixJson(const matrix::MatrixRun& run) {
               {"skipped_transports", std::move(skipped)},
               {"cells", std::move(cells)},
               {"anchors", AnchorsJson(run)},
-              {"registration", RegistrationsJson(run)}};
+              {"registration", RegistrationsJson(run)},
+              {"nic_registration", NicRegistrationsJson(run)}};
 }
 
 }  // namespace xfer::report

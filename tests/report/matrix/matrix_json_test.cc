@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "report/matrix/matrix_fixture.h"
@@ -107,6 +108,36 @@ TEST(MatrixJsonTest, HostsAndTransports) {
   EXPECT_EQ(
       doc["skipped_transports"],
       (json::array({{{"name", "verbs"}, {"reason", "no RDMA device: libibverbs lists none"}}})));
+}
+
+// What registering the initiator's buffers cost: with the engine, per
+// buffer; with a NIC, per transport that connected over one.
+TEST(MatrixJsonTest, RegistrationsWithTheEngineAndWithTheNic) {
+  matrix::MatrixRun run = SampleRun();
+  bench::RegistrationTiming host;
+  host.kind = MemoryKind::kHost;
+  host.bytes = uint64_t{2} << 30;
+  host.register_s = 0.5;
+  host.deregister_s = 0.25;
+  run.registrations = {host};
+  DeviceRegistration nic;
+  nic.bytes = uint64_t{2} << 30;
+  nic.memory_registrations = 8;
+  nic.duration = std::chrono::milliseconds(300);
+  run.nic_registrations = {{"verbs", nic}};
+  const json doc = RoundTrip(run);
+  ASSERT_EQ(doc["registration"].size(), 1u);
+  EXPECT_EQ(doc["registration"][0]["memory"], "host");
+  EXPECT_DOUBLE_EQ(doc["registration"][0]["register_s_per_GiB"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(doc["registration"][0]["deregister_s_per_GiB"].get<double>(), 0.125);
+  ASSERT_EQ(doc["nic_registration"].size(), 1u);
+  const json& verbs = doc["nic_registration"][0];
+  EXPECT_EQ(verbs["transport"], "verbs");
+  EXPECT_EQ(verbs["bytes"], uint64_t{2} << 30);
+  EXPECT_EQ(verbs["memory_registrations"], 8);
+  EXPECT_DOUBLE_EQ(verbs["register_s"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(verbs["register_s_per_GiB"].get<double>(), 0.15);
+  EXPECT_EQ(RoundTrip(SampleRun())["nic_registration"], json::array());
 }
 
 TEST(MatrixJsonTest, EveryCellInRunOrder) {
