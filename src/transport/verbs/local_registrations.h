@@ -46,15 +46,11 @@ namespace xfer::transport::verbs {
 // (an atomic reads and writes). Pure.
 int AccessFlagsFor(Access access);
 
-// The default size of the pieces a large region is registered in.
-inline constexpr uint64_t kDefaultRegistrationPieceBytes = uint64_t{256} << 20;
-
 // Thread-safe. `pd` and `local` must outlive the object.
 class LocalRegistrations {
  public:
   // REQUIRES: piece_bytes is a positive multiple of 4096.
-  LocalRegistrations(ibv_pd* pd, const LocalMemory* local,
-                     uint64_t piece_bytes = kDefaultRegistrationPieceBytes);
+  LocalRegistrations(ibv_pd* pd, const LocalMemory* local, uint64_t piece_bytes);
   LocalRegistrations(const LocalRegistrations&) = delete;
   LocalRegistrations& operator=(const LocalRegistrations&) = delete;
 

@@ -20,9 +20,10 @@
 // cuts messages into pieces of at most recv_slot_bytes), and the rkey of
 // every memory registration (MR) of the regions its engine announced in the
 // handshake: one KEY per MR, and a region registered in pieces (see
-// local_registrations.h) has one KEY per piece, the pieces tiling it. VERDICT reports the
-// outcome of a setup step ("ok", or why it failed), so that a side that
-// fails takes its peer down with it instead of leaving it to time out.
+// local_registrations.h) has one KEY per piece, the pieces tiling it.
+// VERDICT reports the outcome of a setup step ("ok", or why it failed), so
+// that a side that fails takes its peer down with it instead of leaving it
+// to time out.
 #ifndef XFER_TRANSPORT_VERBS_SETUP_MESSAGE_H_
 #define XFER_TRANSPORT_VERBS_SETUP_MESSAGE_H_
 

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "transport/option_table.h"
-#include "transport/verbs/local_registrations.h"
 #include "xfer/engine.h"
 
 namespace xfer::transport::verbs {
@@ -21,6 +20,10 @@ struct DeviceChoice {
   // The GID table index (perftest's -x); unset: chosen (ChooseGid).
   std::optional<int> gid_index;
 };
+
+// The default size of the pieces a large region is registered in
+// (local_registrations.h).
+inline constexpr uint64_t kDefaultRegistrationPieceBytes = uint64_t{256} << 20;
 
 struct VerbsTransportOptions {
   DeviceChoice device;
