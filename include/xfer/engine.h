@@ -491,7 +491,9 @@ class XFER_API Engine {
                                 uint32_t count, TransferRequest& request,
                                 const SubmitOptions& options = {}) = 0;
   // The same for the entries at `indices`, in that order (repeats allowed);
-  // kInvalidArgument for an index outside the list.
+  // kInvalidArgument for an index outside the list, and for an empty
+  // `indices`: it selects nothing, and is refused so that it is never taken
+  // to mean "every entry" (a KV-cache mover with no dirty block moves none).
   virtual Status SubmitPrepared(const PreparedTransfers& list, OpCode op,
                                 std::span<const uint32_t> indices, TransferRequest& request,
                                 const SubmitOptions& options = {}) = 0;

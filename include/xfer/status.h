@@ -104,9 +104,16 @@ inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 inline Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 
+// What Result does when its value is asked of an error: prints "xfer:
+// Result::value() called on an error: <status>" to stderr and aborts. A
+// contract violation is not an error to report: it ends the process, in
+// every build, rather than throw across the API.
+[[noreturn]] XFER_API void AbortOnValueOfError(const Status& status);
+
 // Either a value of type T or a non-OK Status; shaped like C++23
-// std::expected. Accessing value() of an error Result is a bug (asserts in
-// debug builds).
+// std::expected. Accessing the value of an error Result (value(), *, ->)
+// is a bug: it aborts the process with the error on stderr, in every build
+// (no exception crosses the API). Test ok() first.
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -119,15 +126,24 @@ class [[nodiscard]] Result {
   // The error; Status::Ok() when the Result holds a value.
   Status status() const { return ok() ? Status::Ok() : std::get<Status>(storage_); }
 
-  T& value() & { return std::get<T>(storage_); }
-  const T& value() const& { return std::get<T>(storage_); }
-  T&& value() && { return std::get<T>(std::move(storage_)); }
+  T& value() & { return *Checked(); }
+  const T& value() const& { return *Checked(); }
+  T&& value() && { return std::move(*Checked()); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
  private:
+  T* Checked() {
+    if (T* held = std::get_if<T>(&storage_)) return held;
+    AbortOnValueOfError(*std::get_if<Status>(&storage_));
+  }
+  const T* Checked() const {
+    if (const T* held = std::get_if<T>(&storage_)) return held;
+    AbortOnValueOfError(*std::get_if<Status>(&storage_));
+  }
+
   std::variant<T, Status> storage_;
 };
 

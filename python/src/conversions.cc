@@ -109,6 +109,13 @@ std::vector<TransferEntry> EntriesFromPython(py::handle entries) {
         "entries must be an iterable of (local_address, remote_address, length) tuples, not {}",
         PythonTypeName(entries)));
   }
+  // One entry given bare, (local, remote, length), instead of a list of them.
+  if (py::isinstance<py::tuple>(entries) && py::len(entries) == 3 &&
+      py::isinstance<py::int_>(py::reinterpret_borrow<py::tuple>(entries)[0])) {
+    throw py::type_error(
+        "entries must be a list of (local_address, remote_address, length) tuples; got one bare "
+        "tuple of integers: wrap it in a list, [(local_address, remote_address, length)]");
+  }
   std::vector<TransferEntry> batch;
   if (PySequence_Check(entries.ptr()) != 0) batch.reserve(py::len(entries));
   for (py::handle item : entries) {

@@ -254,8 +254,11 @@ Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, 
                                      double timeout_seconds) {
   auto core = Open();
   const size_t size = prepared.entries.size();
+  // An empty index list selects nothing (the engine refuses it); only a
+  // missing one means "a range".
+  const bool by_index = !indices.is_none();
   std::vector<uint32_t> chosen;
-  if (!indices.is_none()) {
+  if (by_index) {
     if (!count.is_none() || first != 0) {
       throw py::value_error("submit_prepared takes a range (first, count) or indices, not both");
     }
@@ -269,7 +272,7 @@ Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, 
   // The entries this submission reads or fills, for BeginOperation; those
   // out of the list are left for the engine to refuse.
   std::vector<TransferEntry> touched;
-  if (chosen.empty()) {
+  if (!by_index) {
     for (uint64_t i = first; i < size && i < uint64_t{first} + taken; ++i) {
       touched.push_back(prepared.entries[i]);
     }
@@ -284,7 +287,7 @@ Request PythonEngine::SubmitPrepared(const PythonPrepared& prepared, OpCode op, 
   if (timeout_seconds != 0.0) options.timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
   auto operation = core->BeginOperation(touched);
   auto status = WithoutGil([&] {
-    return chosen.empty() ? core->engine().SubmitPrepared(prepared.list, op, first, taken,
+    return !by_index ? core->engine().SubmitPrepared(prepared.list, op, first, taken,
                                                           operation->request, options)
                           : core->engine().SubmitPrepared(prepared.list, op, chosen,
                                                           operation->request, options);
@@ -551,7 +554,15 @@ void BindEngine(py::module_& module) {
            "inside blocking calls on this engine, the destruction happens when the last\n"
            "of them returns. Idempotent. Without close(), the engine is destroyed when\n"
            "the Engine object and every buffer view of its memory are gone.")
-      .def("__enter__", [](py::object self) { return self; })
+      // A closed engine is no context to enter: FAILED_PRECONDITION, as
+      // every other call on it.
+      .def("__enter__",
+           [](py::object self) {
+             if (self.cast<const PythonEngine&>().closed()) {
+               throw StatusError(FailedPrecondition("the engine is closed"));
+             }
+             return self;
+           })
       .def(
           "__exit__",
           [](PythonEngine& engine, const py::args&) {
@@ -687,6 +698,8 @@ void BindEngine(py::module_& module) {
            py::arg("timeout") = 0.0,
            "Starts entries [first, first + count) of a prepared list (count None: to\n"
            "its end), or the entries at `indices` in that order, as one READ or WRITE\n"
+           "(an empty `indices` or a `count` of 0 selects nothing and is refused with\n"
+           "INVALID_ARGUMENT: it never means every entry)\n"
            "(op) and returns its Request; `notification` as write_async(). xfer.Error\n"
            "INVALID_ARGUMENT (outside the list), PERMISSION_DENIED (the op's access),\n"
            "NOT_FOUND (its connection closed), FAILED_PRECONDITION (the list was\n"

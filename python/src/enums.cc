@@ -41,7 +41,18 @@ void BindEnums(py::module_& module) {
       .value("NONE", Access::kNone)
       .value("REMOTE_READ", Access::kRemoteRead, "the peer may READ from the region")
       .value("REMOTE_WRITE", Access::kRemoteWrite, "the peer may WRITE into the region")
-      .value("REMOTE_READ_WRITE", Access::kRemoteReadWrite, "both");
+      .value("REMOTE_READ_WRITE", Access::kRemoteReadWrite, "both")
+      // Combined as flags are: REMOTE_READ | REMOTE_WRITE is REMOTE_READ_WRITE
+      // (an Access, not an int), `wanted in granted` asks whether a region
+      // admits an operation.
+      .def("__or__", [](Access a, Access b) { return a | b; }, py::is_operator())
+      .def("__ror__", [](Access a, Access b) { return a | b; }, py::is_operator())
+      .def("__and__",
+           [](Access a, Access b) {
+             return static_cast<Access>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
+           },
+           py::is_operator())
+      .def("__contains__", [](Access granted, Access wanted) { return HasAccess(granted, wanted); });
 
   py::enum_<MemoryKind>(module, "MemoryKind", "What backs a region.")
       .value("HOST", MemoryKind::kHost, "ordinary pages")

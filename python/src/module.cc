@@ -58,8 +58,16 @@ PYBIND11_MODULE(_xfer, module) {
              "What this build does with CUDA, in one line (str); says nothing about this\n"
              "host (see list_cuda_devices()).");
   module.def(
-      "list_cuda_devices", [] { return ValueOrThrow(xfer::ListCudaDevices()); },
-      "The CUDA devices this process can use (list[CudaDevice]). xfer.Error\n"
-      "FAILED_PRECONDITION saying why this host cannot use CUDA, NOT_SUPPORTED when\n"
-      "this build has no CUDA support.");
+      "list_cuda_devices",
+      [] {
+        auto devices = xfer::ListCudaDevices();
+        // No driver, no device, no CUDA in this build: none to list.
+        if (!devices.ok() && (devices.status().code() == xfer::StatusCode::kFailedPrecondition ||
+                              devices.status().code() == xfer::StatusCode::kNotSupported)) {
+          return std::vector<xfer::CudaDevice>();
+        }
+        return ValueOrThrow(std::move(devices));
+      },
+      "The CUDA devices this process can use (list[CudaDevice]); [] on a host or\n"
+      "build that cannot use CUDA (cuda_support() says why).");
 }

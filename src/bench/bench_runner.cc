@@ -27,6 +27,7 @@ struct SizeStep {
   BenchObserver& observer;
   uint32_t index;
   uint64_t size;
+  const std::atomic<int>& stop;
 };
 
 bool ServerPrintsPeerResults(const BenchParams& p) {
@@ -43,6 +44,7 @@ LatencyConfig LatencyFor(const SizeStep& step, bool is_server) {
   config.notify = step.params.notify;
   config.prepared = step.params.prepared;
   config.timeout = step.params.timeout;
+  config.stop = &step.stop;
   OobChannel& oob = *step.session.oob;
   if (is_server && step.params.duration_s > 0) {
     // The client's next out-of-band message (Done) means it has stopped.
@@ -102,6 +104,7 @@ Result<BwResult> MeasureBandwidth(const SizeStep& step) {
   config.peak = !step.settings.peak_disabled;
   config.duration = step.duration;
   config.timeout = step.params.timeout;
+  config.stop = &step.stop;
   Heartbeat alive([&oob = *step.session.oob] { return oob.SendHeartbeat(); },
                   step.params.verb != Verb::kSend);
   if (step.params.verb == Verb::kSend) {
@@ -273,8 +276,16 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   const BufferLayout layout = LayoutFor(params);
   for (uint32_t i = 0; i < sizes.size(); ++i) {
     XFER_RETURN_IF_ERROR(CheckInterrupted(stop, i, sizes.size()));
-    const SizeStep step{params, *settings, duration, layout, session, observer, i, sizes[i]};
-    XFER_RETURN_IF_ERROR(server ? ServerStep(step) : ClientStep(step));
+    const SizeStep step{params, *settings, duration, layout, session, observer, i, sizes[i], stop};
+    Status stepped = server ? ServerStep(step) : ClientStep(step);
+    if (!stepped.ok() && stop.load(std::memory_order_acquire) != 0) {
+      // Interrupted mid-size: said as between sizes, with the size dropped.
+      Status interrupted = CheckInterrupted(stop, i, sizes.size());
+      return Status(interrupted.code(),
+                    fmt::format("{}; size {} was dropped (not measured whole)",
+                                interrupted.message(), sizes[i]));
+    }
+    XFER_RETURN_IF_ERROR(stepped);
   }
   if (server) {
     XFER_RETURN_IF_ERROR(session.oob->RecvDone());

@@ -155,6 +155,11 @@ Result<BwResult> BandwidthLoop::Run() {
       if (progress) last_progress = now;
       // What was reaped in this pass counts as finishing at this reading.
       if (duration_mode()) phase_ = timeline_->Record(now, total_reaped_ - reaped_before);
+      if (Status interrupted = CheckInterruptedAt(*config_.stop, config_.size);
+          !interrupted.ok()) {
+        Cancel();
+        return interrupted;
+      }
       if (now - last_progress > timeout_ns) {
         Cancel();
         return Timeout(fmt::format("no completion for {} ms at size {}; is the peer alive?",

@@ -17,6 +17,7 @@
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
 #include "bench/model/duration_timeline.h"
+#include "bench/model/interruption.h"
 #include "bench/model/results.h"
 
 namespace xfer::bench {
@@ -38,6 +39,9 @@ struct BwRunConfig {
   // computed over the scheduled window (DurationTimeline).
   std::optional<DurationWindow> duration;
   std::chrono::milliseconds timeout{10000};  // longest wait without progress
+  // A signal number there ends the loop within about a millisecond, the
+  // size dropped (bench/model/interruption.h).
+  const std::atomic<int>* stop = &NeverStopped();
 };
 
 // How one message is started: a one-sided batch (Submit) or a send. Returns
@@ -47,7 +51,8 @@ using PostFn = std::function<Status(std::span<const TransferEntry> batch, Transf
 
 // Runs the loop and computes the result. `entries_for` is not needed: the
 // message addresses follow BufferLayout. Errors: the first failed post or
-// completion, or kTimeout when no completion arrives within config.timeout.
+// completion, kTimeout when no completion arrives within config.timeout,
+// CheckInterruptedAt's when config.stop is raised.
 // On error every request still in flight is cancelled by disconnecting the
 // peer, so nothing refers to the loop's requests after it returns.
 Result<BwResult> RunBandwidthLoop(Session& session, const BufferLayout& layout,

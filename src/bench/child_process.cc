@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,9 +52,14 @@ Result<ChildProcess> ChildProcess::Fork(const std::function<Status()>& body, std
   UniqueFd write_end(fds[1]);
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = ::getpid();
   const pid_t pid = fork();
   if (pid < 0) return IoError(ErrnoMessage("fork", errno));
   if (pid == 0) {
+    // Never outlives its parent: a parent ended by a second Ctrl-C or
+    // SIGKILL takes the child with it (checked after asking, in case the
+    // parent died before).
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) _exit(1);
     read_end.reset();
     const Status status = body();
     // The code's byte, then the message.

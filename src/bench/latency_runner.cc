@@ -119,6 +119,7 @@ Status SpinUntil(const LatencyConfig& config, uint64_t spins_per_check, const ch
     if (*here) return Status::Ok();
     if ((++spins % spins_per_check) != 0) continue;
     const uint64_t now = NowNs();
+    XFER_RETURN_IF_ERROR(CheckInterruptedAt(*config.stop, config.size));
     auto finished = watch.Check(now);
     if (!finished.ok()) return finished.status();
     if (*finished) {
@@ -208,6 +209,7 @@ Result<LatencySamples> RunWriteLatency(Session& session, const BufferLayout& lay
   XFER_RETURN_IF_ERROR(poster.Prepare(config.prepared));
   TransferRequest request;
   for (uint64_t scnt = 0, rcnt = 0; !pacer.Done(scnt, rcnt);) {
+    XFER_RETURN_IF_ERROR(CheckInterruptedAt(*config.stop, config.size));
     if (pacer.ExpectAnswer(rcnt + 1) && !(scnt < 1 && config.is_server)) {
       bool stopped = false;
       ++rcnt;
@@ -238,6 +240,7 @@ Result<LatencySamples> RunReadLatency(Session& session, const BufferLayout& layo
   XFER_RETURN_IF_ERROR(poster.Prepare(config.prepared));
   TransferRequest request;
   for (uint64_t i = 0; pacer.BeforeSend(i); ++i) {
+    XFER_RETURN_IF_ERROR(CheckInterruptedAt(*config.stop, config.size));
     XFER_RETURN_IF_ERROR(poster.Post(request));
     XFER_RETURN_IF_ERROR(WaitOrCancel(session, request, config.timeout));
     pacer.Exchanged();
@@ -269,6 +272,7 @@ Status SendLatency::AwaitReceive(bool& stopped) {
     (void)receive_.Wait(std::chrono::milliseconds(1));
     if (receive_.done()) break;
     const uint64_t now = NowNs();
+    XFER_RETURN_IF_ERROR(CheckInterruptedAt(*config_.stop, config_.size));
     auto finished = watch.Check(now);
     if (!finished.ok()) return finished.status();
     if (*finished) {
@@ -291,6 +295,7 @@ Result<LatencySamples> SendLatency::Run() {
   const uint8_t* source = session_.local_slot(layout_, kSendSlot);
   bool consumed = false;  // the posted receive was used and must be re-posted
   for (uint64_t scnt = 0, rcnt = 0; !pacer.Done(scnt, rcnt);) {
+    XFER_RETURN_IF_ERROR(CheckInterruptedAt(*config_.stop, config_.size));
     if (pacer.ExpectAnswer(rcnt + 1) && !(scnt < 1 && !config_.is_server)) {
       bool stopped = false;
       ++rcnt;

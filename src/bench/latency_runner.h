@@ -16,6 +16,7 @@
 #include "bench/bench_session.h"
 #include "bench/buffer_layout.h"
 #include "bench/model/duration_timeline.h"
+#include "bench/model/interruption.h"
 #include "bench/model/receive_refill.h"
 
 namespace xfer::bench {
@@ -42,6 +43,9 @@ struct LatencyConfig {
   // the wait (the peer died: kConnectionLost, or its Abort reason). None:
   // only --timeout ends a wait.
   std::function<Result<bool>()> watch_peer;
+  // A signal number there ends the loop at the next message or clock
+  // reading, the size dropped (bench/model/interruption.h).
+  const std::atomic<int>* stop = &NeverStopped();
 };
 
 struct LatencySamples {

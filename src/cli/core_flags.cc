@@ -95,6 +95,7 @@ Status ApplySecretFile(const FlagSpec&, std::string_view value, ParseState& stat
   auto secret = ReadSecretFile(std::string(value));
   if (!secret.ok()) return secret.status();
   state.params.secret = std::move(secret.value());
+  state.secret_file = std::string(value);
   return Status::Ok();
 }
 

@@ -54,6 +54,7 @@ struct ParseState {
   std::vector<std::string> transports;  // names --transport accepts
   std::vector<std::string> given;       // canonical long names, in order
   bool loopback = false;                // --loopback
+  std::string secret_file;              // --secret-file as given
   std::string connection = "RC";        // -c
   // Verbs flags as typed ("-d mlx5_0"), except -c and -A, turned into
   // "ignored" notes when the transport is not verbs. (params.verbs.typed

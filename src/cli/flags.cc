@@ -306,6 +306,7 @@ Result<ParsedCommand> ParseTest(const TestInfo& test,
   state.params.transport_options = TransportOptionsFromFlags(state.typed, config.transport_options);
   ParsedCommand command;
   command.params = std::move(state.params);
+  command.secret_file = std::move(state.secret_file);
   return command;
 }
 

@@ -121,6 +121,10 @@ struct ParsedCommand {
   // kReport / kCompare: the files to read (cli/report_flags.h).
   ReportRequest report;
   CompareRequest compare;
+  // kRun, kMatrix, kCluster: --secret-file as given ("" = none); the
+  // secret itself is in params / matrix. Kept to refuse an output over it
+  // (cli/file_uses.h).
+  std::string secret_file;
   // kHelp: the usage screen; kVersion: the version line. Print as is (it
   // ends with a newline). Empty for kRun.
   std::string help_text;

@@ -18,6 +18,7 @@
 #include "bench/matrix/loopback_target.h"
 #include "bench/matrix/matrix_initiator.h"
 #include "bench/matrix/matrix_target.h"
+#include "cli/file_uses.h"
 #include "cli/flags.h"
 #include "cli/version.h"
 #include "common/exit_status.h"
@@ -144,7 +145,12 @@ int RunMatrix(const xfer::matrix::MatrixConfig& config) {
       xfer::report::ProbeHost(xfer::cli::XferVersion());
   if (config.role == xfer::matrix::Role::kTarget) return RunMatrixTarget(config, fingerprint);
 
-  xfer::report::MatrixReporter reporter(stdout, stderr, isatty(STDERR_FILENO) == 1 && !config.quiet);
+  // A file written to stdout ("-") has stdout to itself: the tables go to
+  // stderr then.
+  const bool file_on_stdout =
+      config.json_path == "-" || config.csv_path == "-" || config.markdown_path == "-";
+  xfer::report::MatrixReporter reporter(file_on_stdout ? stderr : stdout, stderr,
+                                        isatty(STDERR_FILENO) == 1 && !config.quiet);
   if (xfer::Status prepared = reporter.Prepare(config); !prepared.ok()) {
     Fail("matrix", prepared);
     return xfer::kExitUsage;  // an output that cannot be written, before anything ran
@@ -220,15 +226,6 @@ int RunReport(const xfer::cli::ReportRequest& request) {
       return xfer::kExitUsage;
     }
   }
-  for (const std::string& path : request.runs) {
-    if (!request.output.empty() && xfer::SameFile(request.output, path)) {
-      std::fprintf(stderr,
-                   "xfer: report: -o/--output %s: is the run %s it reads; write the report to "
-                   "another file\n",
-                   request.output.c_str(), path.c_str());
-      return xfer::kExitUsage;
-    }
-  }
   std::vector<xfer::report::RunDocument> runs;
   for (const std::string& path : request.runs) {
     auto run = xfer::report::LoadRunDocument(path);
@@ -289,6 +286,13 @@ int RunCommand(int argc, char** argv) {
     return command.status().code() == xfer::StatusCode::kInvalidArgument ? xfer::kExitUsage
                                                                            : xfer::kExitFailed;
   }
+  // One rule for every command, before anything runs: no output over an
+  // input.
+  if (xfer::Status spared = xfer::cli::CheckOutputsSpareInputs(xfer::cli::FileUsesOf(*command));
+      !spared.ok()) {
+    std::fprintf(stderr, "xfer: %s\n", spared.message().c_str());
+    return xfer::kExitUsage;
+  }
   if (command->action == xfer::cli::ParsedCommand::Action::kDevices) {
     return RunDevices(command->devices);
   }
@@ -321,7 +325,9 @@ int RunCommand(int argc, char** argv) {
   }
   for (const auto& note : params.notes) std::fprintf(stderr, "xfer: note: %s\n", note.c_str());
 
-  xfer::report::ConsoleReporter reporter(params, stdout);
+  // `--json -` puts the document on stdout, alone, so that it pipes into
+  // jq; the table goes to stderr then.
+  xfer::report::ConsoleReporter reporter(params, params.json_path == "-" ? stderr : stdout);
   auto prepared = xfer::launch::PreparedBenchmark::Prepare(params, reporter);
   if (!prepared.ok()) {
     std::fprintf(stderr, "xfer: %s\n", prepared.status().ToString().c_str());
@@ -332,23 +338,22 @@ int RunCommand(int argc, char** argv) {
   xfer::StopSignal stop;
   xfer::Status status = prepared->Run(reporter, stop.flag());
   reporter.Finish();
+  const int code = !status.ok() && stop.signal() != 0 ? xfer::kExitSignalBase + stop.signal()
+                   : !status.ok()                    ? xfer::kExitFailed
+                                                     : xfer::kExitOk;
+  if (!status.ok()) std::fprintf(stderr, "xfer: %s\n", status.ToString().c_str());
+  // Written on every way out, a failed or interrupted run too: its outcome
+  // says what happened, so an older file never passes for this run.
   if (!params.json_path.empty()) {
     nlohmann::json provenance = xfer::report::RunProvenanceJson(
         params.command_line, xfer::report::ProbeHost(xfer::cli::XferVersion()));
     provenance.update(xfer::report::RunOutcomeJson(status, stop.signal()));
-    if (!reporter.measured()) {
-      std::fprintf(stderr, "xfer: --json: nothing was measured; %s is left as it was\n",
-                   params.json_path.c_str());
-    } else if (xfer::Status json = reporter.WriteJson(params.json_path, provenance); !json.ok()) {
+    if (xfer::Status json = reporter.WriteJson(params.json_path, provenance); !json.ok()) {
       std::fprintf(stderr, "xfer: --json: %s\n", json.ToString().c_str());
-      if (status.ok()) status = json;
+      return code == xfer::kExitOk ? xfer::kExitFailed : code;
     }
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "xfer: %s\n", status.ToString().c_str());
-    return stop.signal() != 0 ? xfer::kExitSignalBase + stop.signal() : xfer::kExitFailed;
-  }
-  return xfer::kExitOk;
+  return code;
 }
 
 }  // namespace

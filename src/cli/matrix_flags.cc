@@ -247,6 +247,9 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
   if (!t.host.empty()) XFER_RETURN_IF_ERROR(CheckHostArgument(t.host));
   c.role = t.loopback ? matrix::Role::kLoopback
                       : (t.host.empty() ? matrix::Role::kTarget : matrix::Role::kInitiator);
+  // --loopback without -p: the child target listens on a free port, as a
+  // test's loopback server does; with -p, on that one.
+  if (t.loopback && !t.port) c.port = 0;
   c.host = t.host;
   const bool writes_files = !c.json_path.empty() || !c.csv_path.empty() || !c.markdown_path.empty();
   if (!cluster && c.role == matrix::Role::kTarget && writes_files) {
@@ -263,7 +266,8 @@ bool IsHostToHost(const matrix::Direction& direction) {
 // The cluster matrix's own flags, and what it refuses of the two-host
 // matrix's: the ranks come from mpirun, cells move host memory only, one
 // transport at most, and the one file is --json.
-Status ApplyCluster(const MatrixText& t, cluster::ClusterConfig& c) {
+Status ApplyCluster(const MatrixText& t, std::span<const TransportOptionInfo> transport_options,
+                    cluster::ClusterConfig& c) {
   auto scheme = cluster::ParseScheme(*t.scheme);
   if (!scheme.ok()) return Flag("--scheme", scheme.status());
   c.scheme = *scheme;
@@ -318,6 +322,12 @@ Status ApplyCluster(const MatrixText& t, cluster::ClusterConfig& c) {
     if (!devices.ok()) return Flag("--rank_devices", devices.status());
     if (t.device) return InvalidArgument("--rank_devices cannot be combined with -d/--ib-dev");
     c.rank_devices = *devices;
+    for (const std::string& device : c.rank_devices) {
+      TypedFlags typed = TypedDeviceFlags(t);
+      typed["-d"] = device;
+      typed["--ib-dev"] = device;
+      c.rank_transport_options.push_back(TransportOptionsFromFlags(typed, transport_options));
+    }
   }
   if (t.listen_host) {
     in_addr address{};
@@ -393,7 +403,7 @@ std::string MatrixHelp() {
       "  --secret-file FILE    authenticate the engines with the secret in FILE (only its\n"
       "                        owner may read it): a peer without it is refused before\n"
       "                        it learns any region; both sides need the same FILE\n"
-      "  -p, --port PORT       control port (default 18515)\n"
+      "  -p, --port PORT       control port (default 18515; --loopback: a free port)\n"
       "  -d, --ib-dev DEV      RDMA device of the verbs transport (default: the first)\n"
       "  -i, --ib-port PORT    its port (default 1)\n"
       "  -x, --gid-index N     its GID index (default: chosen automatically)\n"
@@ -462,6 +472,7 @@ Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
   XFER_RETURN_IF_ERROR(ApplySession(text, config));
   config.transport_options = TransportOptionsFromFlags(TypedDeviceFlags(text), transport_options);
   config.command_line.assign(command_line.begin(), command_line.end());
+  command.secret_file = text.secret_file.value_or("");
   if (!text.scheme) {
     XFER_RETURN_IF_ERROR(RefuseClusterFlags(text));
     command.action = ParsedCommand::Action::kMatrix;
@@ -469,7 +480,7 @@ Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
   }
   command.cluster.matrix = std::move(config);
   command.matrix = {};
-  XFER_RETURN_IF_ERROR(ApplyCluster(text, command.cluster));
+  XFER_RETURN_IF_ERROR(ApplyCluster(text, transport_options, command.cluster));
   command.action = ParsedCommand::Action::kCluster;
   return command;
 }

@@ -8,7 +8,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
@@ -179,6 +181,13 @@ Result<OutputTarget> PrepareOutput(const std::string& path) {
   // Checked without opening: a FIFO's reader would see the end of its
   // stream when the check closed it.
   if (::access(path.c_str(), W_OK) != 0) return SysError(path, "cannot write it", errno);
+  // root passes access() for a file nobody may write (/proc/version), and
+  // opens it too; only its mode says that every write will fail.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 0222) == 0) {
+    return IoError(fmt::format("{}: cannot write it: it is read-only (mode {:o})", path,
+                               info.st_mode & 07777));
+  }
   return OutputTarget{path, path, OutputMode::kStream};
 }
 
@@ -210,6 +219,25 @@ bool SameFile(const std::string& a, const std::string& b) {
   auto rb = Resolve(b);
   if (!ra.ok() || !rb.ok()) return false;
   return Absolute(ra->final_path) == Absolute(rb->final_path);
+}
+
+bool WithinTree(const std::string& output, const std::string& tree) {
+  if (output == "-" || tree.empty()) return false;
+  auto resolved = Resolve(output);
+  if (!resolved.ok()) return false;
+  std::error_code error;
+  // The folder that receives the file, its links followed; the name itself
+  // is not followed again (Resolve did).
+  const std::filesystem::path written = std::filesystem::path(Absolute(resolved->final_path));
+  const std::filesystem::path folder =
+      std::filesystem::weakly_canonical(written.parent_path(), error);
+  if (error) return false;
+  const std::filesystem::path file = folder / written.filename();
+  const std::filesystem::path root = std::filesystem::weakly_canonical(tree, error);
+  if (error) return false;
+  auto [root_end, file_at] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+  return root_end == root.end() ||
+         (std::next(root_end) == root.end() && root_end->empty());  // "dir/" ends in ""
 }
 
 }  // namespace xfer

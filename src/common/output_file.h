@@ -57,6 +57,13 @@ Status WriteOutputFile(const std::string& path, std::string_view text);
 // that would overwrite an input of the same command, or another output.
 bool SameFile(const std::string& a, const std::string& b);
 
+// True when writing `output` (its links followed, as WriteOutput follows
+// them) would create or replace a file inside the directory `tree` (its
+// links followed too), or `output` is `tree` itself. For refusing an
+// output inside a folder the command reads, such as doctor's --sysfs-root.
+// "-" is inside no tree.
+bool WithinTree(const std::string& output, const std::string& tree);
+
 }  // namespace xfer
 
 #endif  // XFER_COMMON_OUTPUT_FILE_H_

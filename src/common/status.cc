@@ -1,6 +1,16 @@
 #include "xfer/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace xfer {
+
+void AbortOnValueOfError(const Status& status) {
+  std::fprintf(stderr, "xfer: Result::value() called on an error: %s\n",
+               status.ToString().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 
 namespace xfer {
@@ -36,10 +37,21 @@ void StopSignal::Watch() {
   const sigset_t set = StopSignals();
   // A bounded wait, so that the destructor is never held up for long.
   const timespec tick{0, 100'000'000};
+  std::chrono::steady_clock::time_point first{};
   while (!stopping_.load(std::memory_order_acquire)) {
     const int got = sigtimedwait(&set, nullptr, &tick);
     if (got <= 0) continue;
-    if (signal_.exchange(got, std::memory_order_acq_rel) != 0) _exit(128 + got);
+    const auto now = std::chrono::steady_clock::now();
+    if (signal_.load(std::memory_order_acquire) == 0) {
+      first = now;
+      signal_.store(got, std::memory_order_release);
+      continue;
+    }
+    // One interruption often arrives twice: timeout(1) signals the command,
+    // then its whole process group, and a terminal's Ctrl-C reaches every
+    // process of the foreground group. Only a signal after kRepeatWindow is
+    // a second request.
+    if (now - first >= kRepeatWindow) _exit(128 + got);
   }
 }
 

@@ -1,11 +1,14 @@
 // Turns SIGINT and SIGTERM into a stop request that long-running loops poll
 // between steps, so an interrupted run can finish its bookkeeping (close the
 // cell it was in, write its files, tell the peer) instead of dying mid-way.
-// A second signal ends the process at once with status 128+signal.
+// A second signal, kRepeatWindow or more after the first, ends the process
+// at once with status 128+signal; one within it is the same interruption
+// delivered twice (timeout(1) signals the command and then its group).
 #ifndef XFER_COMMON_STOP_SIGNAL_H_
 #define XFER_COMMON_STOP_SIGNAL_H_
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace xfer {
@@ -20,6 +23,8 @@ class StopSignal {
   ~StopSignal();
   StopSignal(const StopSignal&) = delete;
   StopSignal& operator=(const StopSignal&) = delete;
+
+  static constexpr std::chrono::milliseconds kRepeatWindow{500};
 
   // The signal that arrived, 0 if none. Thread-safe.
   int signal() const { return signal_.load(std::memory_order_acquire); }

@@ -95,7 +95,13 @@ EngineImpl::EngineImpl(const EngineOptions& options, std::optional<SharedSecret>
       deadlines_([this](PeerId peer, TransferRequest& request) {
                    return ExpireRequest(peer, request);
                  },
-                 [this](PeerId peer) { (void)Disconnect(peer); }) {
+                 [this](PeerId peer) {
+                   closed_.Record(peer,
+                                  "a request's deadline (SubmitOptions::timeout) passed while "
+                                  "its transport held it, which only closing the connection "
+                                  "stops");
+                   (void)Disconnect(peer);
+                 }) {
   if (listener_) accept_thread_ = std::thread([this] { AcceptLoop(); });
 }
 
@@ -239,12 +245,12 @@ Result<PeerId> EngineImpl::WaitForPeer(std::chrono::milliseconds timeout) {
 
 Result<PeerInfo> EngineImpl::GetPeerInfo(PeerId peer) const {
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   return connection->info();
 }
 
 Status EngineImpl::Disconnect(PeerId peer) {
-  if (!peers_.Remove(peer)) return NotFound(fmt::format("no peer {}", peer));
+  if (!peers_.Remove(peer)) return closed_.NoPeer(peer);
   return Status::Ok();
 }
 
@@ -361,7 +367,7 @@ Status EngineImpl::Cancel(PeerId peer, TransferRequest& request) {
     return NotFound("the request is not in flight");
   }
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   const Status why = Cancelled("cancelled by Engine::Cancel");
   // Before the pipeline completes it: a request dropped from its queue is
   // completed right there, and must not be touched after.
@@ -378,7 +384,7 @@ Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntr
     return InvalidArgument("request is already in flight");
   }
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   XFER_RETURN_IF_ERROR(CheckOneSided(*connection, entries.size()));
   if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
   const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
@@ -422,7 +428,7 @@ Status EngineImpl::Notify(PeerId peer, std::string_view message, TransferRequest
     return InvalidArgument("request is already in flight");
   }
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
   const uint32_t streams = connection->info().streams;
   if (stream >= streams) stream %= streams;
@@ -441,7 +447,7 @@ Result<PreparedTransfers> EngineImpl::PrepareTransfers(PeerId peer,
                                        std::numeric_limits<uint32_t>::max(), entries.size()));
   }
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   XFER_RETURN_IF_ERROR(CheckOneSided(*connection, 1));
   // Before the checks: a deregistration racing them makes the first
   // submission look again.
@@ -483,7 +489,12 @@ Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op, ui
   internal::PreparedList* list = handle.list();
   if (list == nullptr) return InvalidArgument("an empty PreparedTransfers handle");
   const size_t size = list->entries().size();
-  if (count == 0 || first > size || count > size - first) {
+  if (count == 0) {
+    return InvalidArgument(
+        "count 0: a submission takes at least one entry of the prepared list; submit nothing "
+        "instead");
+  }
+  if (first > size || count > size - first) {
     return InvalidArgument(fmt::format("entries [{}, +{}) are not in the {}-entry prepared list",
                                        first, count, size));
   }
@@ -497,7 +508,11 @@ Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op,
                                   const SubmitOptions& options) {
   internal::PreparedList* list = handle.list();
   if (list == nullptr) return InvalidArgument("an empty PreparedTransfers handle");
-  if (indices.empty()) return InvalidArgument("no entries selected");
+  if (indices.empty()) {
+    return InvalidArgument(
+        "an empty index list selects no entry of the prepared list; submit nothing instead (it "
+        "never means every entry)");
+  }
   const size_t size = list->entries().size();
   for (size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] >= size) {
@@ -627,7 +642,7 @@ Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
   if (!kind.ok()) return kind.status();
   XFER_RETURN_IF_ERROR(CheckMessageMemory(*kind));
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
   const uint32_t streams = connection->info().streams;
   return connection->endpoint().PostSend(data, length, request,
@@ -643,7 +658,7 @@ Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, Transfer
   if (!kind.ok()) return kind.status();
   XFER_RETURN_IF_ERROR(CheckMessageMemory(*kind));
   auto connection = peers_.Find(peer);
-  if (!connection) return NotFound(fmt::format("no peer {}", peer));
+  if (!connection) return closed_.NoPeer(peer);
   XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
   return connection->endpoint().PostRecv(buffer, capacity, request);
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "core/closed_peers.h"
 #include "core/deadline_watcher.h"
 #include "core/memory_registry.h"
 #include "core/notification_inbox.h"
@@ -127,6 +128,9 @@ class EngineImpl final : public Engine {
   NotificationInbox inbox_;
   // Stopped first thing in the destructor; its entries outlive the peers,
   // whose closing completes the requests they watch.
+  // Why the engine closed a peer itself; before deadlines_, which records
+  // into it.
+  ClosedPeers closed_;
   DeadlineWatcher deadlines_;
   PeerTable peers_;
 

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <mutex>
 
 #include <fmt/format.h>
 
+#include "common/host_memory.h"
 #include "common/socket.h"
 #include "core/page_population.h"
 #include "transport/remote_memory.h"
@@ -66,7 +68,16 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
   if (length == 0) return InvalidArgument("cannot allocate a zero-length region");
   if (options.kind == MemoryKind::kCuda) return AllocateDevice(length, options);
   const bool huge = options.kind == MemoryKind::kHugepage;
+  if (length > SIZE_MAX - kHugePageSize) {
+    return ResourceExhausted(fmt::format("cannot allocate {} bytes: larger than any host", length));
+  }
   const size_t mapped = RoundUp(length, huge ? kHugePageSize : 4096);
+  // Hugepages are reserved when mapped, and mmap refuses what the pool
+  // lacks; ordinary pages are not, and a shared mapping larger than the
+  // host's memory is faulted in until the OOM killer steps in.
+  if (!huge) {
+    XFER_RETURN_IF_ERROR(CheckHostCanBack(mapped, "host memory", ReadHostMemory()));
+  }
   auto fd = CreateBackingFd(mapped, options.kind);
   if (!fd.ok()) return fd.status();
   // The pages are faulted in now, so that the first measured transfer does

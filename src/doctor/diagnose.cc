@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/input_file.h"
 #include "doctor/doctor_report.h"
 
 namespace xfer::doctor {
@@ -93,10 +94,7 @@ Verdict NoRdmaPortVerdict(const SysfsReader& sysfs) {
 
 Result<DoctorReport> Diagnose(const DoctorOptions& options) {
   // A root that is not there says so, rather than that it has no RDMA port.
-  std::error_code error;
-  if (!std::filesystem::is_directory(options.sysfs_root, error)) {
-    return InvalidArgument(fmt::format("--sysfs-root {}: no such folder", options.sysfs_root));
-  }
+  XFER_RETURN_IF_ERROR(CheckInputDirectory("--sysfs-root", options.sysfs_root));
   std::vector<RunMeasurement> runs;
   if (!options.run_path.empty()) {
     auto loaded = LoadRunFile(options.run_path);

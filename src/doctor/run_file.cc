@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/input_file.h"
+
 namespace xfer::doctor {
 namespace {
 
@@ -117,10 +119,10 @@ Result<std::vector<RunMeasurement>> MatrixMeasurements(const std::string& path, 
 }  // namespace
 
 Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return FileError(path, "cannot be read (missing or not permitted)");
+  auto read = ReadInputFile(path, kMaxRunFileBytes);
+  if (!read.ok()) return read.status().WithContext("--run");
   std::ostringstream text;
-  text << in.rdbuf();
+  text << *read;
   json document;
   if (text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
     return FileError(path, "the file is empty: expected the --json document of an xfer run");

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/host_memory.h"
+
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -25,6 +27,10 @@ Result<TestBuffer> TestBuffer::Allocate(uint32_t qps, uint64_t slot_size, bool h
   buffer.slot_size_ = RoundUp(slot_size, page);
   const uint64_t total = buffer.slot_size_ * 2 * qps;
   buffer.length_ = hugepages ? RoundUp(total, kHugePage) : total;
+  if (!hugepages) {
+    XFER_RETURN_IF_ERROR(
+        CheckHostCanBack(buffer.length_, "host memory for the test buffers", ReadHostMemory()));
+  }
   int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
   if (hugepages) flags |= MAP_HUGETLB;
   void* memory = mmap(nullptr, buffer.length_, PROT_READ | PROT_WRITE, flags, -1, 0);

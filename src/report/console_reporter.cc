@@ -7,7 +7,7 @@
 namespace xfer::report {
 
 ConsoleReporter::ConsoleReporter(const bench::BenchParams& params, std::FILE* out)
-    : params_(params), out_(out) {}
+    : params_(params), out_(out), info_(MakeTestInfo(params, bench::RunInfo{})) {}
 
 void ConsoleReporter::Print(const std::string& text) {
   std::fputs(text.c_str(), out_);
@@ -75,9 +75,10 @@ void ConsoleReporter::Finish() {
 
 Status ConsoleReporter::WriteJson(const std::string& path,
                                   const nlohmann::json& provenance) const {
-  // Nothing measured (the run failed before its first row): no file, rather
-  // than a document that looks like a run.
-  if (path.empty() || !measured()) return Status::Ok();
+  // A run that measured nothing still replaces the file: its outcome (in
+  // `provenance`) says why and its results are empty, so an older file of
+  // the same name never passes for this run.
+  if (path.empty()) return Status::Ok();
   nlohmann::json document;
   if (params_.kind == bench::Kind::kBandwidth) {
     document = BwJsonReport(info_, bw_, peer_bw_, ceilings_);

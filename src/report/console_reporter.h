@@ -38,7 +38,8 @@ class ConsoleReporter final : public bench::BenchObserver {
 
   // Writes every row seen to `path`, with `provenance`'s keys (the
   // command line, host fingerprint and outcome, json_report.h) at the top
-  // level; a no-op for an empty path or when no row was measured. Errors:
+  // level; a no-op for an empty path. A run that measured nothing writes
+  // its test_info (from the flags) and an empty "results". Errors:
   // the file could not be written, naming it.
   Status WriteJson(const std::string& path, const nlohmann::json& provenance = {}) const;
 

@@ -157,10 +157,14 @@ json BwRows(const TestInfo& info, std::span<const bench::BwResult> results,
     json row =
         {{"MsgSize", r.size},
          {"n_iterations", r.iterations},
-         {"BW_peak", ToReportUnits(r.peak_bytes_per_s, info.units)},
+         // 0 is what the loop leaves when it measured no peak (-N, or
+         // perftest's too-short run): not measured, not a zero rate.
+         {"BW_peak", r.peak_bytes_per_s > 0 ? json(ToReportUnits(r.peak_bytes_per_s, info.units))
+                                            : json(nullptr)},
          {"BW_average", ToReportUnits(r.avg_bytes_per_s, info.units)},
          {"MsgRate", r.msg_rate_mpps},
-         {"BW_peak_bytes_per_sec", r.peak_bytes_per_s},
+         {"BW_peak_bytes_per_sec",
+          r.peak_bytes_per_s > 0 ? json(r.peak_bytes_per_s) : json(nullptr)},
          {"BW_average_bytes_per_sec", r.avg_bytes_per_s}};
     AddEfficiency(ceilings, r, row);
     rows.push_back(std::move(row));

@@ -18,7 +18,10 @@
 // BW result keys: MsgSize [bytes], n_iterations, BW_peak and BW_average [the
 // table's unit, named in units: "MiB/s (2^20 bytes/s)" or "Gb/s (10^9
 // bit/s)"], MsgRate [Mpps], BW_peak_bytes_per_sec and
-// BW_average_bytes_per_sec [bytes/s]. Latency: t_min, t_max, t_typical,
+// BW_average_bytes_per_sec [bytes/s]; the peak is null when it was not
+// measured (-N, or a run too short for perftest's peak; the terminal keeps
+// perftest's 0.00). A run that measured nothing has "results": [] and its
+// "outcome" says why. Latency: t_min, t_max, t_typical,
 // t_avg, t_stdev, percentile_99, percentile_99.9 [us], t_stdev being the
 // exact population standard deviation (LatResult::t_stdev_exact_us; the
 // table prints perftest's, from deviations truncated to whole

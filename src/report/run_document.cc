@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/input_file.h"
 #include "report/json_fields.h"
 
 namespace xfer::report {
@@ -112,7 +113,11 @@ Result<BandwidthRow> ReadBandwidthRow(const Field& row) {
   BandwidthRow out;
   XFER_REPORT_ASSIGN_OR_RETURN(Field size, row.Member("MsgSize"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.size, size.PositiveInteger());
-  XFER_REPORT_ASSIGN_OR_RETURN(out.bw_peak, Number(row, "BW_peak"));
+  XFER_REPORT_ASSIGN_OR_RETURN(Field peak, row.Member("BW_peak"));
+  if (!peak.is_null()) {
+    XFER_REPORT_ASSIGN_OR_RETURN(double measured, peak.NonNegative());
+    if (measured > 0) out.bw_peak = measured;
+  }
   XFER_REPORT_ASSIGN_OR_RETURN(out.bw_average, Number(row, "BW_average"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.msg_rate_mpps, Number(row, "MsgRate"));
   XFER_REPORT_ASSIGN_OR_RETURN(out.efficiency, ReadEfficiency(row));
@@ -428,12 +433,9 @@ Result<RunDocument> ParseRunDocument(std::string_view name, std::string_view tex
 }
 
 Result<RunDocument> LoadRunDocument(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.good()) return IoError(fmt::format("{}: cannot read: no such file or no permission", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return IoError(fmt::format("{}: cannot read", path));
-  return ParseRunDocument(path, text.str());
+  auto text = ReadInputFile(path, kMaxRunFileBytes);
+  if (!text.ok()) return text.status();
+  return ParseRunDocument(path, *text);
 }
 
 std::string CellStatusText(const MatrixCell& cell) {

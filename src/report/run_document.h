@@ -52,7 +52,9 @@ struct EfficiencyInfo {
 // unit (RunDocument::bw_unit); perftest rows carry no run-to-run spread.
 struct BandwidthRow {
   uint64_t size = 0;
-  double bw_peak = 0;
+  // nullopt: not measured (null in the file; files before null wrote 0,
+  // which no measured peak is).
+  std::optional<double> bw_peak;
   double bw_average = 0;
   double msg_rate_mpps = 0;
   EfficiencyInfo efficiency;

@@ -94,7 +94,7 @@ RunTable BandwidthTable(const RunDocument& run) {
   const CeilingSources sources(run.bandwidth);
   for (const BandwidthRow& r : run.bandwidth) {
     std::vector<TableCell> row = {{std::to_string(r.size), {}},
-                                  {Fixed(r.bw_peak, 2), {}},
+                                  {r.bw_peak ? Fixed(*r.bw_peak, 2) : "not measured", {}},
                                   {Fixed(r.bw_average, 2), {}},
                                   {Fixed(r.msg_rate_mpps, 6), {}}};
     if (efficiency) AddEfficiencyCells(r.efficiency, run.bw_unit, sources, row);

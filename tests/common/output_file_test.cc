@@ -202,5 +202,25 @@ TEST_F(OutputFileTest, SameFileSeesThroughLinks) {
   EXPECT_FALSE(SameFile(dir_ / "c.json", dir_ / "absent.json"));
 }
 
+TEST_F(OutputFileTest, WithinTreeFollowsLinksOnBothSides) {
+  const fs::path tree = dir_ / "tree";
+  fs::create_directories(tree / "sys");
+  fs::create_directories(dir_ / "elsewhere");
+  EXPECT_TRUE(WithinTree(tree / "sys" / "new.json", tree));
+  EXPECT_TRUE(WithinTree(tree / "." / "x.json", tree.string() + "/"));
+  EXPECT_TRUE(WithinTree(tree, tree));
+  EXPECT_FALSE(WithinTree(dir_ / "tree-sibling.json", tree)) << "a shared prefix is not inside";
+  EXPECT_FALSE(WithinTree(dir_ / "elsewhere" / "x.json", tree));
+  EXPECT_FALSE(WithinTree("-", tree));
+  // A link outside that points inside, and a folder link into the tree.
+  fs::create_symlink(tree / "sys" / "target.json", dir_ / "out.json");
+  EXPECT_TRUE(WithinTree(dir_ / "out.json", tree));
+  fs::create_directory_symlink(tree / "sys", dir_ / "sys-link");
+  EXPECT_TRUE(WithinTree(dir_ / "sys-link" / "y.json", tree));
+  // The tree given through a link.
+  fs::create_directory_symlink(tree, dir_ / "tree-link");
+  EXPECT_TRUE(WithinTree(tree / "sys" / "z.json", dir_ / "tree-link"));
+}
+
 }  // namespace
 }  // namespace xfer

@@ -105,3 +105,21 @@ TEST(Result, ReturnIfErrorStopsAtTheFirstFailure) {
 
 }  // namespace
 }  // namespace xfer
+
+namespace xfer {
+namespace {
+
+// Issue 43, item 5: the value of an error Result is a contract violation
+// that ends the process with the error, in every build; no exception
+// (std::bad_variant_access) crosses the API.
+TEST(ResultDeathTest, TheValueOfAnErrorAbortsNamingTheError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const Result<int> error = NotFound("no peer 7");
+  EXPECT_DEATH((void)error.value(), "Result::value\\(\\) called on an error: not found: no peer 7");
+  Result<std::string> moved = InvalidArgument("bad size");
+  EXPECT_DEATH((void)std::move(moved).value(), "invalid argument: bad size");
+  EXPECT_DEATH((void)moved->size(), "bad size");
+}
+
+}  // namespace
+}  // namespace xfer

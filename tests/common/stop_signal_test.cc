@@ -46,11 +46,31 @@ TEST(StopSignalDeathTest, ASecondSignalEndsTheProcessWith128PlusIt) {
         StopSignal stop;
         ::kill(::getpid(), SIGINT);
         WaitForSignal(stop, 5s);
+        std::this_thread::sleep_for(StopSignal::kRepeatWindow + 100ms);
         ::kill(::getpid(), SIGINT);
         std::this_thread::sleep_for(5s);
         std::_Exit(0);  // not reached: the watcher exits first
       },
       ::testing::ExitedWithCode(128 + SIGINT), "");
+}
+
+// Issue 43, item 7: timeout(1) signals the command and then its process
+// group, so one interruption arrives twice within milliseconds; that is one
+// request to stop, not a second that ends the process before it closes its
+// files.
+TEST(StopSignalDeathTest, TheSameInterruptionDeliveredTwiceIsOne) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        StopSignal stop;
+        ::kill(::getpid(), SIGINT);
+        ::kill(::getpid(), SIGINT);
+        WaitForSignal(stop, 5s);
+        ::kill(::getpid(), SIGINT);
+        std::this_thread::sleep_for(StopSignal::kRepeatWindow / 2);
+        std::_Exit(stop.signal() == SIGINT ? 7 : 0);  // still running: reached
+      },
+      ::testing::ExitedWithCode(7), "");
 }
 
 }  // namespace

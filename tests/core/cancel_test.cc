@@ -210,8 +210,21 @@ void ExpectEndsByItsDeadline(const std::string& transport, int signal) {
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_LT(took, 5s) << "the deadline did not end the request: " << status.ToString();
   if (status.code() == StatusCode::kTimeout) {
-    EXPECT_EQ(engine->GetPeerInfo(*peer).status().code(), StatusCode::kNotFound)
+    const Status gone = engine->GetPeerInfo(*peer).status();
+    EXPECT_EQ(gone.code(), StatusCode::kNotFound)
         << "a request with its work in the transport timed out and its connection stayed";
+    // Issue 43, item 16: a later call says why the peer is gone and what to
+    // do, not only "no peer N".
+    // (A dead peer's connection may close before the deadline does.)
+    if (signal == SIGSTOP) {
+      EXPECT_NE(gone.message().find("deadline"), std::string::npos) << gone.ToString();
+      EXPECT_NE(gone.message().find("connect again"), std::string::npos) << gone.ToString();
+      TransferRequest again;
+      const Status submit_again =
+          engine->Submit(*peer, OpCode::kRead, std::span(&entry, 1), again);
+      EXPECT_NE(submit_again.message().find("deadline"), std::string::npos)
+          << submit_again.ToString();
+    }
   }
   if (signal == SIGSTOP) kill(target.pid(), SIGCONT);
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/host_memory.h"
 #include "core/page_population.h"
 
 namespace xfer::core {
@@ -28,6 +29,23 @@ TEST(MemoryRegistryTest, AllocatesZeroedMemfdBackedMemory) {
   auto views = registry.Snapshot();
   ASSERT_EQ(views.size(), 1u);
   EXPECT_GE(views[0].fd, 0);
+}
+
+// Issue 43, item 2: more than the host can back is refused before a page is
+// mapped (it was an OOM kill), for every size up to SIZE_MAX.
+TEST(MemoryRegistryTest, MoreThanTheHostHasIsRefusedAtOnce) {
+  auto devices = cuda::DeviceRuntime::Create();
+  MemoryRegistry registry(*devices);
+  const HostMemory host = ReadHostMemory();
+  ASSERT_TRUE(host.available.has_value()) << "/proc/meminfo has no MemAvailable";
+  for (size_t length : {size_t{1} << 40, *host.available + (size_t{1} << 30), SIZE_MAX}) {
+    auto region = registry.Allocate(length, {Access::kRemoteWrite, MemoryKind::kHost});
+    ASSERT_FALSE(region.ok()) << length;
+    EXPECT_EQ(region.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(region.status().message().find(std::to_string(length)), std::string::npos)
+        << region.status().ToString();
+  }
+  EXPECT_TRUE(registry.Snapshot().empty());
 }
 
 TEST(MemoryRegistryTest, CheckEnforcesBoundsAndAccess) {

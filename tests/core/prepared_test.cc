@@ -143,6 +143,11 @@ TEST_P(PreparedListTest, SelectionsOutsideTheListAndBadHandlesAreRefusedUntouche
   EXPECT_TRUE(refused(initiator_->SubmitPrepared(*list, OpCode::kWrite, 90, 11, request)));
   EXPECT_TRUE(refused(initiator_->SubmitPrepared(*list, OpCode::kWrite, 100, 1, request)));
   EXPECT_TRUE(refused(initiator_->SubmitPrepared(*list, OpCode::kWrite, UINT32_MAX, 2, request)));
+  // An empty index list selects nothing; it never means "every entry".
+  Status none = initiator_->SubmitPrepared(*list, OpCode::kWrite, std::span<const uint32_t>(),
+                                           request);
+  EXPECT_TRUE(refused(none));
+  EXPECT_NE(none.message().find("empty index list"), std::string::npos) << none.ToString();
   const std::vector<uint32_t> outside = {3, 100};
   EXPECT_TRUE(refused(initiator_->SubmitPrepared(*list, OpCode::kWrite, outside, request)));
   EXPECT_TRUE(refused(initiator_->SubmitPrepared(PreparedTransfers(), OpCode::kWrite, 0, 1, request)));

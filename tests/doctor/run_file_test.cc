@@ -127,7 +127,16 @@ TEST(RunFile, EmptyAndOverflowingFilesAreSaidPlainly) {
 }
 TEST(RunFile, ForeignJsonIsNeitherFormat) { ExpectError("foreign.json", "neither a perftest run"); }
 TEST(RunFile, WrongTypedResults) { ExpectError("wrong_type.json", "an array 'results'"); }
-TEST(RunFile, MissingFile) { ExpectError("no_such_run.json", "cannot be read"); }
+TEST(RunFile, MissingFile) { ExpectError("no_such_run.json", "cannot read it: No such file"); }
+
+// Issue 43, item 19: a folder is named as one, not read as an empty file.
+TEST(RunFile, AFolderIsNamedAsOne) {
+  const std::string path = RunFixture("");
+  const auto runs = LoadRunFile(path);
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("is a directory"), std::string::npos)
+      << runs.status().message();
+}
 
 }  // namespace
 }  // namespace xfer::doctor

@@ -96,7 +96,7 @@ TEST(Verdict, AMissingSysfsRootIsNamed) {
   const Result<DoctorReport> report = Diagnose(options);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(report.status().message(), "--sysfs-root /nonexistent-xfer-sysfs-root: no such folder");
+  EXPECT_EQ(report.status().message(), "--sysfs-root /nonexistent-xfer-sysfs-root: no such directory");
 }
 
 }  // namespace

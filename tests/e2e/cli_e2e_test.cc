@@ -583,6 +583,81 @@ TEST(CliE2e, CtrlCEndsASweepBetweenSizesAndWritesTheFinishedOnes) {
   std::remove(json.c_str());
 }
 
+// Issue 43, item 6: Ctrl-C during the only size (here a 6 s -D run) stops
+// the measurement at once, not at the size's end: exit 130, one line on
+// stderr, the JSON closed as interrupted with the dropped size not in it.
+TEST(CliE2e, CtrlCDuringTheOnlySizeStopsItAtOnce) {
+  const std::string json = ::testing::TempDir() + "/interrupted-duration.json";
+  for (const std::vector<std::string>& test :
+       {std::vector<std::string>{"write_bw", "-D", "6"},
+        std::vector<std::string>{"write_lat", "-n", "100000000"}}) {
+    Process run(With(test, {"--loopback", "--transport", "shm", "--json", json}));
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    // The header is printed when the measurement starts; the table's first
+    // line only with its first row.
+    while (run.OutputSoFar().find(" Transport") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(20ms);
+    }
+    std::this_thread::sleep_for(1s);  // into the measurement
+    ASSERT_EQ(kill(-run.pid(), SIGINT), 0);
+    const auto interrupted_at = std::chrono::steady_clock::now();
+    const ProcessResult result = run.Wait(30s);
+    EXPECT_LT(std::chrono::steady_clock::now() - interrupted_at, 2s) << test[0];
+    EXPECT_EQ(result.exit_code, 128 + SIGINT) << result.err;
+    EXPECT_NE(result.err.find("interrupted by SIGINT after 0 of 1 size; size "),
+              std::string::npos)
+        << result.err;
+    const nlohmann::json document = ParseFileOrNull(json);
+    ASSERT_TRUE(document.is_object()) << json;
+    EXPECT_EQ(document["outcome"], "interrupted");
+    EXPECT_TRUE(document["results"].empty());
+    std::remove(json.c_str());
+  }
+}
+
+// Issue 43, item 8: a run that fails before measuring anything still
+// replaces an older --json, with its outcome and no results.
+TEST(CliE2e, AFailedRunThatMeasuredNothingReplacesAnOlderJson) {
+  const std::string json = ::testing::TempDir() + "/stale.json";
+  { std::ofstream(json) << "{\"outcome\": \"complete\", \"results\": [1]}\n"; }
+  const ProcessResult result =
+      RunXfer({"write_bw", "-p", std::to_string(FreePort()), "--transport", "tcp", "-n", "100",
+               "--timeout", "2", "--json", json, "127.0.0.1"},
+              30s);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const nlohmann::json document = ParseFileOrNull(json);
+  ASSERT_TRUE(document.is_object()) << json;
+  EXPECT_EQ(document["outcome"], "failed");
+  EXPECT_FALSE(document["error"].get<std::string>().empty());
+  EXPECT_TRUE(document["results"].is_array());
+  EXPECT_TRUE(document["results"].empty());
+  EXPECT_TRUE(document.contains("test_info"));
+  std::remove(json.c_str());
+}
+
+// Issue 43, item 25: with the JSON on stdout (`--json -`), stdout holds the
+// document alone (it pipes into jq) and the table goes to stderr.
+TEST(CliE2e, AJsonOnStdoutHasStdoutToItself) {
+  const ProcessResult run = RunXfer(
+      {"write_bw", "--loopback", "--transport", "shm", "-n", "20", "--json", "-"}, 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json document = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(document.is_discarded()) << run.out;
+  EXPECT_EQ(document["outcome"], "complete");
+  EXPECT_NE(run.err.find("#bytes"), std::string::npos) << run.err;
+  const ProcessResult matrix =
+      RunXfer({"matrix", "--loopback", "--transports", "shm", "--directions", "H2rH",
+               "--block_sizes", "16K", "--transfer_size", "1M", "--loops", "1", "--quiet",
+               "--json", "-"},
+              60s);
+  ASSERT_EQ(matrix.exit_code, 0) << matrix.err;
+  const nlohmann::json cells = nlohmann::json::parse(matrix.out, nullptr, false);
+  ASSERT_FALSE(cells.is_discarded()) << matrix.out;
+  EXPECT_EQ(cells["run"]["outcome"], "complete");
+  EXPECT_NE(matrix.err.find("H2rH"), std::string::npos) << matrix.err;
+}
+
 // Ctrl-C while a server waits for its client (up to --accept_timeout, 10
 // minutes by default) or a client for its server (up to --timeout) ends the
 // wait at once: the stop flag is looked at every 100 ms.

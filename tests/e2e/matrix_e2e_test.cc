@@ -97,6 +97,24 @@ std::vector<std::string> SmallMatrix(const std::string& blocks = "16K,64K,1M") {
 
 bool HostHasGpu() { return cuda::DeviceRuntime::Create()->Available().ok(); }
 
+// Issue 43, item 14: a matrix in which no cell could be measured is a
+// failure a script can see (exit 1, said on stderr, outcome "failed"), not
+// an all-n/a table with exit 0.
+TEST(MatrixE2e, AMatrixWithNothingMeasuredExitsOne) {
+  if (HostHasGpu()) GTEST_SKIP() << "D2rD runs on this host";
+  const std::string path = TempPath("nothing.json");
+  ProcessResult run = RunXfer(With(SmallMatrix("16K"), {"--loopback", "--directions", "D2rD",
+                                                        "--transports", "tcp", "--json", path}),
+                              120s);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("no cell could be measured: all 1 are n/a"), std::string::npos)
+      << run.err;
+  EXPECT_EQ(TableCell(run.out, "tcp", "D2rD", "16K"), "n/a") << "the table is still printed";
+  const json document = ReadJsonOrNull(path);
+  ASSERT_FALSE(document.is_null());
+  EXPECT_EQ(document["run"]["outcome"], "failed");
+}
+
 TEST(MatrixE2e, LoopbackPrintsTheHostDirectionsForShmAndTcp) {
   const std::string path = TempPath("loopback.json");
   const std::string csv = TempPath("loopback.csv");
@@ -182,6 +200,23 @@ TEST(MatrixE2e, BatchedRequestsAndStreamsOnTcp) {
   }
 }
 
+// Issue 43, item 21: --loopback honours -p (its child target listens there):
+// with the port taken by another target, the run says so.
+TEST(MatrixE2e, LoopbackListensOnTheGivenPort) {
+  const std::string port = std::to_string(FreePort());
+  Process target(With(SmallMatrix("16K"), {"-p", port}));
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (target.OutputSoFar().find("waiting for an initiator") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ProcessResult taken = RunXfer(With(SmallMatrix("16K"), {"--loopback", "-p", port}), 60s);
+  EXPECT_EQ(taken.exit_code, 1) << taken.err;
+  EXPECT_NE(taken.err.find("loopback control port"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find(port), std::string::npos) << taken.err;
+  target.Kill();
+}
+
 TEST(MatrixE2e, TargetAndInitiatorAsTwoProcesses) {
   const std::string port = std::to_string(FreePort());
   const std::vector<std::string> args =
@@ -255,8 +290,10 @@ TEST(MatrixE2e, DeviceCellsReadNaWithThisHostsReason) {
       With(SmallMatrix(), {"--loopback", "--directions", "D2rD,D2rH,H2rD,rD2D,rH2D,rD2H",
                            "--use_cuda", "0", "--json", path}),
       120s);
-  ASSERT_EQ(run.exit_code, 0) << run.err;
   const Status gpu = cuda::DeviceRuntime::Create()->Available();
+  // Without a GPU no cell is measured: the run says so and fails (issue
+  // 43, item 14), the table and the JSON still there.
+  ASSERT_EQ(run.exit_code, gpu.ok() ? 0 : 1) << run.err;
   const json document = ReadJsonOrNull(path);
   ASSERT_FALSE(document.is_null());
   ASSERT_EQ(document["cells"].size(), document["transports"].size() * 6 * 3);

@@ -28,11 +28,14 @@ PEER_REPLY_TIMEOUT_S = 15.0
 
 
 @contextlib.contextmanager
-def raises_status(code):
-    """pytest.raises(xfer.Error) that also checks the error's StatusCode."""
+def raises_status(code, says=None):
+    """pytest.raises(xfer.Error) that also checks the error's StatusCode and,
+    when `says` is given, that its message contains it."""
     with pytest.raises(xfer.Error) as raised:
         yield raised
     assert raised.value.code == code, str(raised.value)
+    if says is not None:
+        assert says in str(raised.value), str(raised.value)
 
 
 def pattern(seed, length):

@@ -245,7 +245,7 @@ def test_context_manager_closes_and_a_closed_engine_refuses_everything():
     engine.close()  # idempotent
     for call in (lambda: engine.listen_address, lambda: engine.allocate(4096),
                  lambda: engine.connect(address), lambda: engine.register(bytearray(8)),
-                 lambda: engine.wait_for_peer(timeout=0.0)):
+                 lambda: engine.wait_for_peer(timeout=0.0), lambda: engine.__enter__()):
         with raises_status(StatusCode.FAILED_PRECONDITION) as raised:
             call()
         assert raised.value.message == "the engine is closed"
@@ -253,6 +253,14 @@ def test_context_manager_closes_and_a_closed_engine_refuses_everything():
     with xfer.Engine(listen="", connect_timeout=0.5) as other:
         with pytest.raises(xfer.Error):
             other.connect(address)
+
+
+def test_one_bare_entry_is_refused_saying_how_to_pass_it():
+    # Issue 43, item 27: not "must be a (...) tuple, not 140295298723840".
+    with xfer.Engine(listen="") as engine:
+        region = engine.allocate(4096)
+        with pytest.raises(TypeError, match="wrap it in a list"):
+            engine.submit(1, xfer.OpCode.WRITE, (region.address, region.address, 8))
 
 
 def test_exception_in_with_block_propagates_after_close():

@@ -162,6 +162,15 @@ def test_allocate_zero_bytes_is_invalid(engine):
         engine.allocate(0)
 
 
+def test_allocate_more_than_the_host_has_fails_at_once(engine):
+    # Issue 43, item 2: 1 TiB on a host with less was an OOM kill; now it is
+    # refused before any page is touched, naming the size and what is left.
+    with raises_status(StatusCode.RESOURCE_EXHAUSTED) as error:
+        engine.allocate(1 << 40)
+    assert "1099511627776 bytes" in str(error.value)
+    assert "available" in str(error.value) or "cgroup" in str(error.value)
+
+
 def test_allocate_hugepages_works_or_says_why(engine):
     try:
         region = engine.allocate(1 << 21, kind=xfer.MemoryKind.HUGEPAGE)

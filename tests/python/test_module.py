@@ -27,14 +27,11 @@ def test_cuda_support_is_one_line():
     assert line and "\n" not in line
 
 
-def test_list_cuda_devices_lists_or_says_why_not():
-    try:
-        devices = xfer.list_cuda_devices()
-    except xfer.Error as error:
-        assert error.code in (xfer.StatusCode.FAILED_PRECONDITION, xfer.StatusCode.NOT_SUPPORTED)
-        assert error.message
-    else:
-        assert all(d.memory_bytes > 0 and d.name for d in devices)
+def test_list_cuda_devices_lists_or_is_empty():
+    # Issue 43, item 27: a host without a driver has no device to list.
+    devices = xfer.list_cuda_devices()
+    assert isinstance(devices, list)
+    assert all(d.memory_bytes > 0 and d.name for d in devices)
 
 
 def test_status_codes_mirror_the_cpp_enum_in_order():
@@ -53,6 +50,18 @@ def test_other_enums_mirror_the_cpp_values():
     assert [int(xfer.MemoryKind.HOST), int(xfer.MemoryKind.HUGEPAGE), int(xfer.MemoryKind.CUDA)] == [0, 1, 2]
     assert [int(xfer.OpCode.READ), int(xfer.OpCode.WRITE)] == [0, 1]
     assert set(xfer.DataMover.__members__) == {"CPU_COPY", "KERNEL", "NIC"}
+
+
+def test_access_combines_as_flags():
+    # Issue 43, item 27: REMOTE_READ | REMOTE_WRITE is an Access, not a TypeError.
+    both = xfer.Access.REMOTE_READ | xfer.Access.REMOTE_WRITE
+    assert both == xfer.Access.REMOTE_READ_WRITE and isinstance(both, xfer.Access)
+    assert xfer.Access.REMOTE_READ in both
+    assert xfer.Access.REMOTE_WRITE not in xfer.Access.REMOTE_READ
+    assert both & xfer.Access.REMOTE_WRITE == xfer.Access.REMOTE_WRITE
+    with xfer.Engine(listen="") as engine:
+        region = engine.allocate(4096, access=xfer.Access.REMOTE_READ | xfer.Access.REMOTE_WRITE)
+        assert region.access == xfer.Access.REMOTE_READ_WRITE
 
 
 def test_error_carries_code_and_message_and_prints_as_status_tostring():

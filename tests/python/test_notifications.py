@@ -105,6 +105,16 @@ def test_a_prepared_list_moves_the_selected_entries_as_often_as_wanted(make_pair
         pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, indices=[64])
     with pytest.raises(ValueError, match="not both"):
         pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=1, indices=[2])
+    # Issue 43, item 3: no dirty block means no block moves; an empty index
+    # list (or count 0) is refused, never taken as "every entry".
+    with memoryview(local) as view:
+        view[:64 * block] = bytes([0xab]) * (64 * block)
+    with raises_status(StatusCode.INVALID_ARGUMENT, "empty index list"):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, indices=[])
+    with raises_status(StatusCode.INVALID_ARGUMENT, "count 0"):
+        pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, count=0)
+    with memoryview(pair.exposed) as view:
+        assert view.tobytes() == landed, "a refused selection wrote into the peer"
     pair.initiator.deregister(local)
     with raises_status(StatusCode.FAILED_PRECONDITION):
         pair.initiator.submit_prepared(prepared, xfer.OpCode.WRITE, first=0, count=1)

@@ -86,6 +86,16 @@ TEST(JsonReport, BwSweepKeepsEverySizeWithUnits) {
   EXPECT_DOUBLE_EQ(rows[1].at("MsgRate").get<double>(), 0.186254);
 }
 
+// Issue 43, item 9: a peak the loop did not measure (it leaves 0) is null,
+// never a rate of 0.
+TEST(JsonReport, APeakNotMeasuredIsNull) {
+  const std::vector<bench::BwResult> results = {{8, 200000, 0, 1048576.0 * 30, 3.9}};
+  const json doc = BwJsonReport(WriteBwInfo(bench::BwUnits::kMiBps), results);
+  EXPECT_TRUE(doc["results"][0]["BW_peak"].is_null());
+  EXPECT_TRUE(doc["results"][0]["BW_peak_bytes_per_sec"].is_null());
+  EXPECT_DOUBLE_EQ(doc["results"][0]["BW_average"].get<double>(), 30.0);
+}
+
 TEST(JsonReport, PeerRowsAreKeptApartFromThePrintedRows) {
   const std::vector<bench::BwResult> sums = {{65536, 1000, 0, 1048576.0 * 30, 0.00048}};
   const std::vector<bench::BwResult> peer = {{65536, 1000, 0, 1048576.0 * 12, 0.00019}};

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/run_builders.h"
+#include "report/run_tables.h"
 
 namespace xfer::report {
 namespace {
@@ -82,6 +83,26 @@ TEST(RunDocument, ReadsTheOptionalCeilingFields) {
   ASSERT_TRUE(second.ceiling.has_value());
   EXPECT_FALSE(second.ceiling->bytes_per_sec.has_value());
   EXPECT_FALSE(second.efficiency.has_value());
+}
+
+// Issue 43, item 9: a peak that was not measured is null in the file (0 in
+// files written before), and the report says so instead of showing 0.00.
+TEST(RunDocument, APeakNotMeasuredIsReadAndShownAsSuch) {
+  json doc = json::parse(ReadTestData("write_bw.json"));
+  doc["results"][0]["BW_peak"] = nullptr;
+  doc["results"][1]["BW_peak"] = 0.0;
+  auto run = ParseRunDocument("w.json", doc.dump());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_FALSE(run->bandwidth[0].bw_peak.has_value());
+  EXPECT_FALSE(run->bandwidth[1].bw_peak.has_value());
+  ASSERT_TRUE(run->bandwidth[2].bw_peak.has_value());
+  const std::vector<RunTable> tables = RunTables(*run);
+  ASSERT_FALSE(tables.empty());
+  EXPECT_EQ(tables[0].rows[0][1].text, "not measured");
+  EXPECT_EQ(tables[0].rows[1][1].text, "not measured");
+  EXPECT_NE(tables[0].rows[2][1].text, "not measured");
+  doc["results"][0].erase("BW_peak");
+  EXPECT_FALSE(ParseRunDocument("w.json", doc.dump()).ok()) << "the key itself is required";
 }
 
 // Every prefix of a valid document is refused, naming the file; none is

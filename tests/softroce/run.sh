@@ -457,6 +457,14 @@ if want cluster; then
   # VM's hostname "(none)", so the VM gets a name first. Ranks talk to each
   # other (MPI's own messages) through shared memory; data over verbs.
   begin
+  # Issue 43, item 4: the effect, not the echo. Rank 1 runs on rxe1, so
+  # rxe1's own packet counters move; were every rank on rxe0 (the bug),
+  # its traffic would loop back inside rxe0 and rxe1's would stay still.
+  rxe_packets() {
+    local dir=/sys/class/infiniband/$1/ports/1/hw_counters
+    echo $(( $(cat "$dir/sent_pkts" 2>/dev/null || echo 0) + $(cat "$dir/rcvd_pkts" 2>/dev/null || echo 0) ))
+  }
+  rxe1_before=$(rxe_packets rxe1)
   if ! command -v mpirun >/dev/null; then
     fail "mpirun is not installed on the host (libopenmpi-dev openmpi-bin)"
   elif hostname softroce-vm &&
@@ -476,6 +484,10 @@ cells = doc["cells"]
 assert len(cells) == 2 * 2 * 2, len(cells)
 assert all(c["status"] == "ok" and c["transport"] == "verbs" for c in cells), cells
 PY
+     rxe1_moved=$(( $(rxe_packets rxe1) - rxe1_before )) &&
+     # 2 directions x 2 blocks x 4 loops (3 and a warm-up) x 4 MiB each
+     # way the data flows through rank 1: at least 4 MiB / 4096 B packets.
+     { ((rxe1_moved >= 1024)) || { echo "rxe1 moved only $rxe1_moved packets"; false; }; }
   then
     pass "mpirun -np 2 xfer matrix --scheme pairwise over verbs, rank 0 on rxe0, rank 1 on rxe1"
   else

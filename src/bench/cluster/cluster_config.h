@@ -5,6 +5,8 @@
 #define XFER_BENCH_CLUSTER_CLUSTER_CONFIG_H_
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct ClusterConfig {
   // OMPI_COMM_WORLD_LOCAL_RANK modulo the list's length (as perftest users
   // pin -d per process); empty: matrix.verbs.device for every rank.
   std::vector<std::string> rank_devices;
+  // The engine's transport options for each entry of rank_devices: the
+  // matrix's, with the flag -d set to that device, derived by the CLI from
+  // the transports' own option tables (so this folder never names one).
+  std::vector<std::map<std::string, TransportOptions, std::less<>>> rank_transport_options;
   // The IPv4 address this rank's engine listens on and the others connect
   // to; "" = the first address of an interface that is up and not loopback
   // (loopback when there is none).

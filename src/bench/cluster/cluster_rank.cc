@@ -68,6 +68,9 @@ class ClusterRank {
   std::string Name(uint32_t rank) const;
 
   Status Prepare();
+  // OK when this host has the RDMA device --rank_devices gives this rank;
+  // else kNotFound naming it and the devices the host has.
+  Status CheckRankDevice(const std::string& device) const;
   Status ExchangeHellos();
   void PlanCells();
   Status RunGroups();
@@ -108,6 +111,21 @@ std::string ClusterRank::Name(uint32_t rank) const {
   return fmt::format("rank {}", rank);
 }
 
+Status ClusterRank::CheckRankDevice(const std::string& device) const {
+  std::vector<std::string> present;
+  for (const matrix::RdmaPortFingerprint& port : self_.host.rdma) {
+    if (port.device == device) return Status::Ok();
+    if (std::find(present.begin(), present.end(), port.device) == present.end()) {
+      present.push_back(port.device);
+    }
+  }
+  return NotFound(fmt::format(
+      "--rank_devices: local rank {} on {} was given RDMA device '{}', which this host does not "
+      "have ({})",
+      self_.local_rank, self_.host.hostname, device,
+      present.empty() ? "it has no RDMA device" : fmt::format("it has {}", fmt::join(present, ", "))));
+}
+
 Status ClusterRank::Prepare() {
   auto steps = PlanSteps(config_.scheme, boot_.size(), config_.root());
   if (!steps.ok()) return steps.status();
@@ -115,8 +133,10 @@ Status ClusterRank::Prepare() {
 
   matrix::MatrixConfig engine_config = matrix();
   if (!config_.rank_devices.empty()) {
-    engine_config.verbs.device =
-        config_.rank_devices[self_.local_rank % config_.rank_devices.size()];
+    const size_t choice = self_.local_rank % config_.rank_devices.size();
+    XFER_RETURN_IF_ERROR(CheckRankDevice(config_.rank_devices[choice]));
+    engine_config.verbs.device = config_.rank_devices[choice];
+    engine_config.transport_options = config_.rank_transport_options.at(choice);
   }
   self_.rdma_device = engine_config.verbs.device;
   std::string host = config_.listen_host;

@@ -9,7 +9,8 @@ namespace xfer::matrix {
 
 Result<LoopbackTarget> LoopbackTarget::Launch(const MatrixConfig& config,
                                               const HostFingerprint& fingerprint) {
-  auto listener = Listener::Bind({"127.0.0.1", 0}, 1);
+  // config.port: -p, or 0 for a free one.
+  auto listener = Listener::Bind({"127.0.0.1", config.port}, 1);
   if (!listener.ok()) return listener.status().WithContext("loopback control port");
   const uint16_t port = listener->local_address().port;
   MatrixConfig target = config;

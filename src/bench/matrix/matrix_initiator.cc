@@ -94,6 +94,20 @@ class Initiator {
   std::vector<Column> columns_;
 };
 
+// OK when at least one cell was measured (or there were none to measure);
+// else kFailedPrecondition saying so, with the first cell's reason.
+Status SomeCellMeasured(const MatrixRun& run) {
+  const CellResult* first = nullptr;
+  for (const CellResult& cell : run.cells) {
+    if (cell.status == CellStatus::kOk) return Status::Ok();
+    if (first == nullptr) first = &cell;
+  }
+  if (first == nullptr) return Status::Ok();
+  return FailedPrecondition(fmt::format(
+      "no cell could be measured: all {} are n/a (the first: {})", run.cells.size(),
+      first->reason.empty() ? "no reason given" : first->reason));
+}
+
 Status Initiator::Run() {
   run_.start_time = bench::UtcNow();
   Status status = Setup();
@@ -115,6 +129,8 @@ Status Initiator::Run() {
   }
   if (status.ok()) {
     status = control_->SendDone();
+    // A table of n/a is no result: a script must be able to tell.
+    if (status.ok()) status = SomeCellMeasured(run_);
   } else {
     control_->SendAbort(status.message());
   }

@@ -21,4 +21,12 @@ Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total)
                                                 done, total, total == 1 ? "" : "s"));
 }
 
+Status CheckInterruptedAt(const std::atomic<int>& stop, uint64_t size) {
+  if (stop.load(std::memory_order_relaxed) == 0) return Status::Ok();
+  Status interrupted = CheckInterrupted(stop);
+  return Status(interrupted.code(),
+                fmt::format("{} while measuring size {} (dropped: not measured whole)",
+                            interrupted.message(), size));
+}
+
 }  // namespace xfer::bench

@@ -1,14 +1,18 @@
-// How a perftest-style run stops when the user interrupts it: between two
-// message sizes, never inside one, so that every size it reports was
-// measured whole and both sides leave their loops at the same point. The
-// flag is common/stop_signal.h's (the signal number, 0 while running);
-// bench code reads it and never depends on how it was set.
+// How a perftest-style run stops when the user interrupts it: at once, in
+// the middle of a size too (its loops look at the flag whenever they read
+// the clock, at least once a millisecond), so that Ctrl-C during a long -n
+// or -D ends the run within milliseconds. A size interrupted mid-way is
+// dropped, never reported: every size a run reports was measured whole.
+// The interrupted side tells its peer (Abort), which leaves its loop at
+// the same point. The flag is common/stop_signal.h's (the signal number, 0
+// while running); bench code reads it and never depends on how it was set.
 #ifndef XFER_BENCH_MODEL_INTERRUPTION_H_
 #define XFER_BENCH_MODEL_INTERRUPTION_H_
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 #include "common/clock.h"
 #include "xfer/status.h"
@@ -30,6 +34,11 @@ Status CheckInterrupted(const std::atomic<int>& stop, size_t done, size_t total)
 
 // OK while `stop` is 0; else kFailedPrecondition "interrupted by SIGINT".
 Status CheckInterrupted(const std::atomic<int>& stop);
+
+// For a measuring loop: OK while `stop` is 0; else kFailedPrecondition
+// "interrupted by SIGINT while measuring size 65536 (dropped: not measured
+// whole)". One relaxed load while running: cheap enough for a hot loop.
+Status CheckInterruptedAt(const std::atomic<int>& stop, uint64_t size);
 
 // How often a wait for a peer (a client's connection, a server to connect
 // to) looks at the stop flag.

@@ -122,4 +122,14 @@ rc=$?
 set -e
 [[ $rc -ne 0 ]] || fail "a one-rank cluster ran"
 grep -q "2 ranks\|two ranks\|at least" "$work/one.err" || { cat "$work/one.err"; fail "one rank: no reason"; }
+# Issue 43, item 4: a device this host does not have is refused by the rank
+# given it, naming it, instead of being printed and ignored.
+set +e
+timeout 60 mpirun -np 2 "$xfer" matrix --scheme pairwise --transports tcp \
+  --rank_devices no_such_dev0 "${common[@]}" > "$work/nodev.out" 2> "$work/nodev.err"
+rc=$?
+set -e
+[[ $rc -ne 0 ]] || fail "--rank_devices no_such_dev0 ran"
+grep -q "given RDMA device 'no_such_dev0', which this host does not have" "$work/nodev.err" ||
+  { cat "$work/nodev.err"; fail "--rank_devices no_such_dev0: not named"; }
 echo "cluster_schemes: ok"
