@@ -191,7 +191,8 @@ std::string DefaultAcceptTimeout(const BenchParams& d) {
   return fmt::format("{}",
                      static_cast<double>(d.accept_timeout.count()) / 1000.0);
 }
-std::string DefaultMargin(const BenchParams&) { return "duration/4"; }
+// floor(D/4) whole seconds, as perftest computes it.
+std::string DefaultMargin(const BenchParams&) { return "floor(D/4) s, as perftest"; }
 
 using S = Scope;
 using G = Group;
@@ -202,7 +203,7 @@ constexpr FlagSpec kCoreFlags[] = {
     {'D', "duration", "<seconds>", S::kAll, G::kPerftest,
      "Run test for a customized period of seconds", nullptr, ApplyDuration},
     {'f', "margin", "<seconds>", S::kAll, G::kPerftest,
-     "Margin of a -D run: only D - 2*margin is measured (default floor(D/4) s, as perftest)",
+     "Margin of a -D run: only D - 2*margin is measured",
      DefaultMargin, ApplyMargin},
     {'F', "CPU-freq", "", S::kAll, G::kPerftest,
      "Do not show a warning even if cpufreq_ondemand module is loaded, and "

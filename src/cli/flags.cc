@@ -86,7 +86,7 @@ Status ApplyRole(const std::vector<std::string>& positionals,
     if (state.loopback && !state.Given("port")) params.port = 0;
     return Status::Ok();
   }
-  const std::string& host = positionals.front();
+  const std::string host = HostWithoutBrackets(positionals.front());
   if (state.loopback) {
     return InvalidArgument(fmt::format(
         "--loopback cannot be combined with a <host> argument ('{}')", host));

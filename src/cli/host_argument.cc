@@ -28,4 +28,12 @@ Status CheckHostArgument(const std::string& host) {
   return Status::Ok();
 }
 
+std::string HostWithoutBrackets(const std::string& host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']' &&
+      host.find(':') != std::string::npos) {
+    return host.substr(1, host.size() - 2);
+  }
+  return host;
+}
+
 }  // namespace xfer::cli

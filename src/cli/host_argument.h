@@ -15,6 +15,10 @@ namespace xfer::cli {
 // ("fe80::1") are hosts.
 Status CheckHostArgument(const std::string& host);
 
+// The host as the resolver takes it: an IPv6 address written in brackets,
+// as in a URL ("[::1]"), without them; anything else as given.
+std::string HostWithoutBrackets(const std::string& host);
+
 }  // namespace xfer::cli
 
 #endif  // XFER_CLI_HOST_ARGUMENT_H_

@@ -244,13 +244,13 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
     return InvalidArgument(
         fmt::format("--loopback cannot be combined with a <host> argument ('{}')", t.host));
   }
-  if (!t.host.empty()) XFER_RETURN_IF_ERROR(CheckHostArgument(t.host));
+  if (!t.host.empty()) XFER_RETURN_IF_ERROR(CheckHostArgument(HostWithoutBrackets(t.host)));
   c.role = t.loopback ? matrix::Role::kLoopback
                       : (t.host.empty() ? matrix::Role::kTarget : matrix::Role::kInitiator);
   // --loopback without -p: the child target listens on a free port, as a
   // test's loopback server does; with -p, on that one.
   if (t.loopback && !t.port) c.port = 0;
-  c.host = t.host;
+  c.host = HostWithoutBrackets(t.host);
   const bool writes_files = !c.json_path.empty() || !c.csv_path.empty() || !c.markdown_path.empty();
   if (!cluster && c.role == matrix::Role::kTarget && writes_files) {
     return InvalidArgument("--json/--csv/--markdown: the initiator writes the results; give them "
@@ -463,6 +463,13 @@ Result<ParsedCommand> ParseMatrixCommand(std::span<const std::string> args,
     }
     return InvalidArgument(fmt::format("{}: Duplicated argument (see 'xfer matrix --help')",
                                        what.substr(0, colon)));
+  } catch (const CLI::ExtrasError& e) {
+    // As every other command says it: "unknown option '--bogus'".
+    const std::string what = e.what();
+    const size_t colon = what.rfind(": ");
+    const std::string word = colon == std::string::npos ? what : what.substr(colon + 2);
+    const char* kind = word.starts_with('-') ? "unknown option" : "unexpected argument";
+    return InvalidArgument(fmt::format("{} '{}' (see 'xfer matrix --help')", kind, word));
   } catch (const CLI::ParseError& e) {
     return InvalidArgument(fmt::format("matrix: {} (see 'xfer matrix --help')", e.what()));
   }

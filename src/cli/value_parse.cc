@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -88,6 +89,14 @@ Result<int64_t> ParseByteCount(std::string_view text, int64_t min,
     if (suffix == 'M' || suffix == 'm') factor = int64_t{1} << 20;
     if (suffix == 'G' || suffix == 'g') factor = int64_t{1} << 30;
     if (factor != 1) digits.remove_suffix(1);
+  }
+  // "1T": digits and a suffix that is not one, said as --transfer_size says it.
+  const size_t letters = text.find_first_not_of("0123456789");
+  if (factor == 1 && letters != 0 && letters != std::string_view::npos &&
+      std::all_of(text.begin() + static_cast<std::ptrdiff_t>(letters), text.end(),
+                  [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; })) {
+    return InvalidArgument(fmt::format("'{}': unknown size suffix '{}' (use K, M or G)", text,
+                                       text.substr(letters)));
   }
   Result<int64_t> value = ParseInteger(digits);
   if (!value.ok()) {

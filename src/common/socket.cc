@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <iterator>
 #include <cstring>
 #include <memory>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "common/kernel_channel.h"
 
@@ -221,8 +224,18 @@ Result<std::vector<uint8_t>> Socket::RecvMessage(size_t max_length, Deadline dea
   XFER_RETURN_IF_ERROR(RecvAll(header, sizeof(header), deadline));
   const uint32_t length = GetLe32(header);
   if (length > max_length) {
-    return ProtocolError("peer announced a " + std::to_string(length) +
-                         "-byte message; the limit here is " + std::to_string(max_length));
+    // A length no xfer peer sends: most often another protocol on the port
+    // ("HTTP" read as a length is 1347703880); say so, with its bytes.
+    const bool text = std::all_of(std::begin(header), std::end(header), [](uint8_t c) {
+      return c >= 0x20 && c < 0x7f;
+    });
+    return ProtocolError(fmt::format(
+        "the peer is not an xfer peer (or not this version): its message header announces {} "
+        "bytes, above the {} allowed here{}",
+        length, max_length,
+        text ? fmt::format("; its first bytes read '{}' as text",
+                           std::string(std::begin(header), std::end(header)))
+             : std::string()));
   }
   std::vector<uint8_t> body(length);
   XFER_RETURN_IF_ERROR(RecvAll(body.data(), body.size(), deadline));

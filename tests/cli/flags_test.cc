@@ -250,7 +250,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_bw -s abc", "-s/--size: 'abc' is not a number"},
         ErrorCase{"write_bw -s 0", "-s/--size: 0 is out of range"},
         ErrorCase{"write_bw -s 3G", "-s/--size: 3G is out of range 1..2147483647"},
-        ErrorCase{"write_bw -s 1T", "-s/--size: '1T' is not a number"},
+        ErrorCase{"write_bw -s 1T", "-s/--size: '1T': unknown size suffix 'T' (use K, M or G)"},
         ErrorCase{"write_bw -s 2048M", "-s/--size: 2048M is out of range"},
         ErrorCase{"write_bw -s", "-s/--size: missing value"},
         ErrorCase{"write_bw --transport", "--transport: missing value"},

@@ -69,6 +69,11 @@ TEST(HelpTest, TheMarginsDefaultIsSaidAsComputed) {
   const std::string bw = TextOf("write_bw --help", Action::kHelp);
   EXPECT_TRUE(Contains(bw, "only D - 2*margin is measured (default floor(D/4) s, as perftest)"))
       << bw;
+  // Issue 43, item 26: and said once.
+  const size_t line = bw.find("--margin");
+  ASSERT_NE(line, std::string::npos);
+  const std::string margin = bw.substr(line, bw.find('\n', line) - line);
+  EXPECT_EQ(margin.find("(default"), margin.rfind("(default")) << margin;
 }
 
 // Issue 9, defect 13: on every test's help screen, each option line's

@@ -31,3 +31,19 @@ TEST(HostArgument, OptionsAndOddWordsAreNotHosts) {
 
 }  // namespace
 }  // namespace xfer::cli
+
+namespace xfer::cli {
+namespace {
+
+// Issue 43, item 26: "[::1]" is a host as "::1" is.
+TEST(HostArgument, AnIpv6AddressInBracketsIsTheAddress) {
+  EXPECT_EQ(HostWithoutBrackets("[::1]"), "::1");
+  EXPECT_EQ(HostWithoutBrackets("[fe80::1%eth0]"), "fe80::1%eth0");
+  EXPECT_EQ(HostWithoutBrackets("::1"), "::1");
+  EXPECT_EQ(HostWithoutBrackets("[node]"), "[node]") << "no colon: not an IPv6 address";
+  EXPECT_EQ(HostWithoutBrackets("[]"), "[]");
+  EXPECT_TRUE(CheckHostArgument(HostWithoutBrackets("[::1]")).ok());
+}
+
+}  // namespace
+}  // namespace xfer::cli

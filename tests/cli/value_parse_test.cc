@@ -91,7 +91,7 @@ TEST(ParseByteCountTest, RejectsBadSizes) {
     const char* message_part;
   };
   for (const Case& c :
-       {Case{"K", "'K' is not a number"}, Case{"1T", "'1T' is not a number"},
+       {Case{"K", "'K' is not a number"}, Case{"1T", "'1T': unknown size suffix 'T'"},
         Case{"4G", "4G is out of range 1..2147483647"},
         Case{"xK", "'xK' is not a number"}, Case{"0", "0 is out of range"},
         Case{"-1K", "-1K is out of range"},

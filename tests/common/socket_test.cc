@@ -113,6 +113,19 @@ TEST(Socket, MessagesKeepTheirBoundariesAndAnOverlongOneIsRefusedUnread) {
   ASSERT_TRUE(a.SendAll(huge, sizeof huge, In(1s)).ok());
   const auto refused = b.RecvMessage(1 << 20, In(1s));
   EXPECT_EQ(refused.status().code(), StatusCode::kProtocolError) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("not an xfer peer"), std::string::npos)
+      << refused.status().ToString();
+
+  // Issue 43, item 26: another protocol on the port is named as such, its
+  // bytes shown, not only as a 1347703880-byte message.
+  auto [c, d] = SocketPair();
+  const std::string http = "HTTP/1.1 400 Bad Request\r\n";
+  ASSERT_TRUE(c.SendAll(http.data(), http.size(), In(1s)).ok());
+  const auto foreign = d.RecvMessage(1 << 20, In(1s));
+  EXPECT_NE(foreign.status().message().find("not an xfer peer"), std::string::npos)
+      << foreign.status().ToString();
+  EXPECT_NE(foreign.status().message().find("read 'HTTP' as text"), std::string::npos)
+      << foreign.status().ToString();
 }
 
 TEST(Socket, DescriptorsTravelWithAMessage) {
