@@ -9,6 +9,7 @@
 // listen address, the parent says when it is done, the child answers with
 // the number of bytes it found as expected. Every wait is bounded.
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,9 +137,12 @@ int main(int argc, char** argv) {
     if (matching != std::to_string(kBytes)) result = 1;
   }
   ::close(to_child[1]);  // a target still waiting sees EOF and gives up
+  // Once this side has failed, the target may still be waiting for a peer
+  // that will never come: end it now rather than at its timeout.
+  if (result != 0) ::kill(child, SIGTERM);
   int child_status = 0;
-  if (::waitpid(child, &child_status, 0) != child || !WIFEXITED(child_status) ||
-      WEXITSTATUS(child_status) != 0) {
+  const bool reaped = ::waitpid(child, &child_status, 0) == child;
+  if (result == 0 && (!reaped || !WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0)) {
     std::fprintf(stderr, "the target process failed\n");
     result = 1;
   }

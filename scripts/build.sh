@@ -29,6 +29,10 @@ case "$flavour" in
 esac
 if command -v ccache >/dev/null; then
   extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths under the tree are hashed relative to the build folder, so that
+  # an object compiled alike in two flavours (release and noverbs: the same
+  # flags, and only common/build_options.h differs) is compiled once.
+  export CCACHE_BASEDIR=$PWD
 fi
 # The Python bindings are built for Debian's interpreter, the one that has
 # python3-pybind11, pytest and numpy, even where another python3 (pyenv)

@@ -305,7 +305,15 @@ void PythonEngine::Cancel(PeerId peer, const Request& request) {
 std::vector<Notification> PythonEngine::GetNotifications(double timeout_seconds, PeerId from) {
   auto core = Open();
   const auto timeout = SecondsToNanoseconds(timeout_seconds, "timeout");
-  return WithoutGil([&] { return core->engine().GetNotifications(timeout, from); });
+  // In slices, so that Ctrl-C raises KeyboardInterrupt within kSignalSlice
+  // rather than after the whole timeout; an empty slice reads as kTimeout.
+  auto taken = WaitCheckingSignals(
+      timeout,
+      [&](std::chrono::nanoseconds slice) {
+        return NotificationWait{core->engine().GetNotifications(slice, from)};
+      },
+      [] {});
+  return std::move(taken.notifications);
 }
 
 Request PythonEngine::PostSend(PeerId peer, uint64_t address, uint64_t length, uint32_t stream) {

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <utility>
+#include <vector>
 
+#include "xfer/engine.h"
 #include "xfer/status.h"
 #include "xfer/transfer.h"
 
@@ -63,6 +65,14 @@ struct RequestWait {
 };
 inline StatusCode CodeOf(const RequestWait& wait) {
   return wait.done ? StatusCode::kOk : StatusCode::kTimeout;
+}
+
+// One slice of a wait for notifications: empty reads as not yet.
+struct NotificationWait {
+  std::vector<Notification> notifications;
+};
+inline StatusCode CodeOf(const NotificationWait& wait) {
+  return wait.notifications.empty() ? StatusCode::kTimeout : StatusCode::kOk;
 }
 
 // WaitCheckingSignals for a request: ends when the request is done, with

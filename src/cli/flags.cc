@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -215,37 +216,41 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
   bench::BenchParams& params = state.params;
   const std::string& perftest = config.perftest_transport;
   if (params.wire == bench::Wire::kPerftest) XFER_RETURN_IF_ERROR(CheckPerftestWire(state, perftest));
-  if (!params.wire && !params.secret.empty()) {
+  // ParserConfig::host_has_rdma_device, asked at most once; unknown (null)
+  // counts as having one.
+  std::optional<bool> rdma;
+  auto host_has_rdma = [&] {
+    if (!rdma) rdma = !config.host_has_rdma_device || config.host_has_rdma_device();
+    return *rdma;
+  };
+  // Flags only xfer's wire carries. Each implies it; where the run would
+  // otherwise have been on perftest's (verbs named, or no transport on a
+  // host with an RDMA device), the note says that a stock perftest peer
+  // cannot join. On a host without one there was never such a peer.
+  const struct {
+    bool given;
+    const char* note;
+  } needs_xfer_wire[] = {
+      {!params.secret.empty(),
+       "--secret-file: runs on xfer's wire protocol (--wire xfer): perftest's has no place for a "
+       "secret, so a stock perftest peer cannot join"},
+      {params.prepared,
+       "--prepared: runs on xfer's wire protocol (--wire xfer), whose engine prepares the lists; "
+       "a stock perftest peer cannot join"},
+      {params.notify,
+       "--notify: runs on xfer's wire protocol (--wire xfer): perftest's has no notifications, "
+       "so a stock perftest peer cannot join"},
+      {params.device_path == DevicePath::kStaged,
+       "--device_path staged: runs on xfer's wire protocol (--wire xfer), whose engine stages; a "
+       "stock perftest peer cannot join"},
+  };
+  for (const auto& [given, note] : needs_xfer_wire) {
+    if (params.wire || !given) continue;
     params.wire = bench::Wire::kXfer;
-    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
-      params.notes.push_back(
-          "--secret-file: runs on xfer's wire protocol (--wire xfer): perftest's has no place "
-          "for a secret, so a stock perftest peer cannot join");
-    }
-  }
-  if (!params.wire && params.prepared) {
-    params.wire = bench::Wire::kXfer;
-    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
-      params.notes.push_back(
-          "--prepared: runs on xfer's wire protocol (--wire xfer), whose engine prepares the "
-          "lists; a stock perftest peer cannot join");
-    }
-  }
-  if (!params.wire && params.notify) {
-    params.wire = bench::Wire::kXfer;
-    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
-      params.notes.push_back(
-          "--notify: runs on xfer's wire protocol (--wire xfer): perftest's has no "
-          "notifications, so a stock perftest peer cannot join");
-    }
-  }
-  if (!params.wire && params.device_path == DevicePath::kStaged) {
-    params.wire = bench::Wire::kXfer;
-    if (!perftest.empty() && (params.transport.empty() || params.transport == perftest)) {
-      params.notes.push_back(
-          "--device_path staged: runs on xfer's wire protocol (--wire xfer), whose engine "
-          "stages; a stock perftest peer cannot join");
-    }
+    const bool perftest_peer_possible =
+        !perftest.empty() &&
+        (params.transport == perftest || (params.transport.empty() && host_has_rdma()));
+    if (perftest_peer_possible) params.notes.push_back(note);
   }
   const bool atomic = state.test->verb == bench::Verb::kAtomic;
   if (!params.wire && params.transport.empty() && !perftest.empty() &&
@@ -272,7 +277,7 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
   const bool send_bidirectional = state.test->verb == bench::Verb::kSend && params.bidirectional;
   const bool needs_rdma = (!perftest.empty() && params.transport == perftest) ||
                           (params.transport.empty() && send_bidirectional);
-  if (needs_rdma && config.host_has_rdma_device && !config.host_has_rdma_device()) {
+  if (needs_rdma && !host_has_rdma()) {
     return InvalidArgument(NoRdmaDeviceRefusal(state));
   }
   return Status::Ok();

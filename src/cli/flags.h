@@ -142,9 +142,11 @@ struct ParserConfig {
   // flags that set them fill BenchParams::transport_options.
   std::vector<TransportOptionInfo> transport_options;
   // Whether this host has an RDMA device. Called at most once, and only for
-  // a run that needs verbs (see the transport rule above); null means
-  // unknown, and such a run is accepted (it finds out when it opens the
-  // device). main() passes a look at the device list.
+  // a run that needs verbs (see the transport rule above) or that may give
+  // a note about stock perftest peers (none can join where there is no
+  // device); null means unknown: such a run is accepted (it finds out when
+  // it opens the device) and the note given. main() passes a look at the
+  // device list.
   std::function<bool()> host_has_rdma_device;
 };
 

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "common/build_options.h"
 #include "bench/cluster/cluster_rank.h"
+#include "bench/cluster/cluster_schedule.h"
 #include "bench/matrix/loopback_target.h"
 #include "bench/matrix/matrix_initiator.h"
 #include "bench/matrix/matrix_target.h"
@@ -189,11 +191,28 @@ int RunCluster(const xfer::cluster::ClusterConfig& config) {
                "openmpi-bin and rebuild\n");
   return 2;
 #else
+  if (!xfer::launch::MpiBootstrap::LaunchedAsRank()) {
+    std::fprintf(stderr,
+                 "xfer: matrix: --scheme: the cluster matrix runs as ranks under mpirun (or srun): "
+                 "mpirun -np N xfer matrix --scheme ...\n");
+    return xfer::kExitUsage;
+  }
   // Before MPI_Init: MPI starts threads, and StopSignal's mask must be
   // theirs too.
   xfer::StopSignal stop;
   auto bootstrap = xfer::launch::MpiBootstrap::Init();
   if (!bootstrap.ok()) return Fail("matrix", bootstrap.status());
+  // A schedule the ranks cannot run (too few ranks, a root outside them) is
+  // bad usage, and every rank sees it alike: rank 0 says so once, and all
+  // leave MPI cleanly with 2, no MPI_Abort.
+  if (auto plan = xfer::cluster::PlanSteps(config.scheme, (*bootstrap)->size(), config.root());
+      !plan.ok()) {
+    if ((*bootstrap)->rank() == 0) {
+      std::fprintf(stderr, "xfer: matrix: %s\n", plan.status().message().c_str());
+    }
+    (*bootstrap)->Finalize();
+    return xfer::kExitUsage;
+  }
   const xfer::matrix::HostFingerprint fingerprint =
       xfer::report::ProbeHost(xfer::cli::XferVersion());
   const bool root = (*bootstrap)->rank() == 0;

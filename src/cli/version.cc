@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/build_options.h"
 #include "xfer/device.h"
 #include "xfer/engine.h"
 #if XFER_WITH_VERBS

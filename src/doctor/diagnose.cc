@@ -96,8 +96,10 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
   // A root that is not there says so, rather than that it has no RDMA port.
   XFER_RETURN_IF_ERROR(CheckInputDirectory("--sysfs-root", options.sysfs_root));
   std::vector<RunMeasurement> runs;
+  std::optional<RunOutcome> outcome;
   if (!options.run_path.empty()) {
-    auto loaded = LoadRunFile(options.run_path);
+    outcome.emplace();
+    auto loaded = LoadRunFile(options.run_path, &*outcome);
     if (!loaded.ok()) return loaded.status();
     runs = std::move(*loaded);
   }
@@ -106,6 +108,7 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
   if (!keys.ok()) return keys.status();
   DoctorReport report;
   report.sysfs_root = options.sysfs_root;
+  report.run_outcome = std::move(outcome);
   for (const PortKey& key : *keys) {
     PortDiagnosis diagnosis;
     diagnosis.path = ReadPath(sysfs, key.device, key.port);

@@ -40,6 +40,9 @@ struct DoctorReport {
   HostTuning host;
   std::vector<std::string> host_warnings;
   std::vector<Verdict> verdicts;
+  // With --run: how that run ended. An incomplete one is said above the
+  // verdicts, which then judge only what finished.
+  std::optional<RunOutcome> run_outcome;
 };
 
 // Reads everything `options` asks about and judges the run, if any. A host

@@ -154,7 +154,16 @@ json DoctorJson(const DoctorReport& report) {
               {"sysfs_root", report.sysfs_root},
               {"ports", std::move(ports)},
               {"host", HostJson(report)},
-              {"verdicts", std::move(verdicts)}};
+              {"verdicts", std::move(verdicts)},
+              {"run",
+               report.run_outcome
+                   ? json{{"outcome", report.run_outcome->outcome.empty()
+                                          ? json(nullptr)
+                                          : json(report.run_outcome->outcome)},
+                          {"error", report.run_outcome->error.empty()
+                                        ? json(nullptr)
+                                        : json(report.run_outcome->error)}}
+                   : json(nullptr)}};
 }
 
 }  // namespace xfer::doctor

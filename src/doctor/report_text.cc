@@ -181,6 +181,12 @@ std::string DoctorText(const DoctorReport& report) {
   AppendHost(report, text);
   if (!report.verdicts.empty()) {
     text += "\nverdict\n";
+    if (report.run_outcome && !report.run_outcome->complete()) {
+      text += fmt::format("  the run did not complete ({}{}): only what it finished is judged\n",
+                          report.run_outcome->outcome,
+                          report.run_outcome->error.empty() ? ""
+                                                            : ": " + report.run_outcome->error);
+    }
     for (const Verdict& verdict : report.verdicts) text += fmt::format("  {}\n", verdict.line);
   }
   return text;

@@ -118,7 +118,7 @@ Result<std::vector<RunMeasurement>> MatrixMeasurements(const std::string& path, 
 
 }  // namespace
 
-Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path) {
+Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path, RunOutcome* outcome) {
   auto read = ReadInputFile(path, kMaxRunFileBytes);
   if (!read.ok()) return read.status().WithContext("--run");
   std::ostringstream text;
@@ -138,10 +138,24 @@ Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path) {
     return FileError(path, fmt::format("not valid JSON: {}", what));
   }
   if (!document.is_object()) return FileError(path, "the top level is not a JSON object");
+  // The perftest tests keep the outcome at the top level, the matrices
+  // under "run".
+  const auto run = document.find("run");
+  const json& ended = run != document.end() && run->is_object() ? *run : document;
+  if (outcome != nullptr) {
+    outcome->outcome = StringOr(ended, "outcome", "");
+    outcome->error = StringOr(ended, "error", "");
+  }
   if (document.contains("test_info")) return PerftestMeasurement(path, document);
-  if (const auto schema = document.find("schema");
-      schema != document.end() && schema->is_object() && StringOr(*schema, "name", "") == "xfer.matrix") {
-    return MatrixMeasurements(path, document);
+  const auto schema = document.find("schema");
+  const std::string name = schema != document.end() && schema->is_object()
+                               ? StringOr(*schema, "name", "")
+                               : std::string();
+  if (name == "xfer.matrix") return MatrixMeasurements(path, document);
+  if (name == "xfer.cluster") {
+    return FileError(path,
+                     "a cluster matrix file (xfer.cluster): those are not judged yet; give the "
+                     "--json of a perftest test or of xfer matrix between two hosts");
   }
   return FileError(path, "neither a perftest run (no 'test_info') nor an xfer matrix run (no schema 'xfer.matrix')");
 }

@@ -29,13 +29,24 @@ struct RunMeasurement {
   RateUnit unit = RateUnit::kGBps;  // the unit the run reported in
 };
 
+// How the run that wrote the file ended: "complete", "failed",
+// "interrupted" or "running" (a run still going, or killed), with its error;
+// both empty in files from before the field.
+struct RunOutcome {
+  std::string outcome;
+  std::string error;
+  bool complete() const { return outcome.empty() || outcome == "complete"; }
+};
+
 // perftest files: one measurement, the row with the largest MsgSize (the
 // bandwidth-bound end of a sweep). Matrix files: per (direction, transport),
 // the ok cell with the largest block size.
 // Errors (kInvalidArgument, the message naming `path` and the problem): the
-// file cannot be read, is not JSON, is JSON of neither format, or holds no
-// bandwidth result (a latency run).
-Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path);
+// file cannot be read, is not JSON, is JSON of neither format (a cluster
+// matrix file is named as such: not judged yet), or holds no bandwidth
+// result (a latency run). `outcome`, when given, receives how the run ended.
+Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path,
+                                                RunOutcome* outcome = nullptr);
 
 }  // namespace xfer::doctor
 

@@ -83,6 +83,13 @@ Status Interrupted(const std::atomic<int>& stop, const std::string& waiting_for)
 
 }  // namespace
 
+bool MpiBootstrap::LaunchedAsRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
 Result<std::unique_ptr<MpiBootstrap>> MpiBootstrap::Init() {
   int initialized = 0;
   MPI_Initialized(&initialized);

@@ -25,6 +25,11 @@ namespace xfer::launch {
 
 class MpiBootstrap final : public cluster::RankBootstrap {
  public:
+  // Whether a launcher started this process as a rank (mpirun, or srun with
+  // PMI/PMIx): its environment says so. Without one, MPI_Init would start a
+  // singleton with its own noise; the CLI refuses first.
+  static bool LaunchedAsRank();
+
   // MPI_Init, with errors returned rather than fatal. Call it once per
   // process, after StopSignal exists (MPI starts threads of its own).
   // Errors: kFailedPrecondition (MPI could not start).

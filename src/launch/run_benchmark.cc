@@ -4,6 +4,7 @@
 
 #include "bench/bench_runner.h"
 #include "bench/model/interruption.h"
+#include "common/build_options.h"
 #include "common/socket.h"
 
 #if XFER_WITH_VERBS

@@ -82,6 +82,13 @@ Result<std::vector<uint8_t>> OobLink::Exchange(std::span<const uint8_t> out, siz
   return ExchangeUntil(out, in_size, what, Deadline::After(timeout_));
 }
 
+Result<std::vector<uint8_t>> OobLink::ExchangeAfterPeerSetup(std::span<const uint8_t> out,
+                                                             size_t in_size,
+                                                             std::string_view what) {
+  return ExchangeUntil(out, in_size, what,
+                       Deadline::After(std::max(timeout_, kPeerSetupAllowance)));
+}
+
 Result<std::vector<uint8_t>> OobLink::ExchangeAfterPeerRun(std::span<const uint8_t> out,
                                                            size_t in_size, std::string_view what) {
   if (is_client_) {
@@ -105,13 +112,16 @@ Result<std::vector<uint8_t>> OobLink::ExchangeUntil(std::span<const uint8_t> out
     Status s = socket_.SendAll(out.data(), out.size(), deadline);
     return s.ok() ? s : Explain(s, what, true);
   };
+  const int waited_ms = deadline.remaining_ms();
   auto receive = [&] {
     Status s = socket_.RecvAll(in.data(), in.size(), deadline);
     if (s.code() == StatusCode::kTimeout) {
       return Timeout(fmt::format(
-          "no perftest {} message from the peer within --timeout ({} ms); does it run the same "
-          "test with the same flags (-q, -a, -b, -c)?",
-          what, timeout_.count()));
+          "no perftest {} message from the peer within {} ms: either it is still setting up "
+          "(registering large buffers can take longer: raise --timeout), or it runs another "
+          "test or other flags (-q, -a, -b, -c, -s) and waits for a message this side never "
+          "sends",
+          what, waited_ms));
     }
     return s.ok() ? s : Explain(s, what, false);
   };

@@ -46,6 +46,23 @@ class OobLink {
   Result<std::vector<uint8_t>> Exchange(std::span<const uint8_t> out, size_t in_size,
                                         std::string_view what);
 
+  // How long an exchange that follows the peer's set-up may wait, at least:
+  // a stock perftest server registers its buffers with the NIC (every QP's,
+  // hugepages included) before it sends its keys. Registration pins pages
+  // at about a GB/s per core on real hosts and far slower under emulation
+  // (4 QPs' hugepage buffers took over 10 s in the Soft-RoCE VM), so
+  // --timeout's 10 s default would blame the flags for a server still
+  // working. A server that died is still reported at once: its socket
+  // closes.
+  static constexpr std::chrono::milliseconds kPeerSetupAllowance{120'000};
+
+  // Exchange for a message the peer sends once it has set up (the keys):
+  // waits up to the larger of --timeout and kPeerSetupAllowance. Errors as
+  // Exchange; the timeout names both causes: a peer still setting up
+  // (raise --timeout) or one started with other flags.
+  Result<std::vector<uint8_t>> ExchangeAfterPeerSetup(std::span<const uint8_t> out,
+                                                      size_t in_size, std::string_view what);
+
   // The same exchange where the peer may first run its whole measurement
   // (the server of write_bw waits here for the client's traffic). No
   // deadline: a dead peer ends it through EOF or keepalive.

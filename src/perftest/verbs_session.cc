@@ -272,8 +272,9 @@ size_t VerbsSession::KeyMessageSize() const {
 Result<bench::QpAddress> VerbsSession::ExchangeKey(const bench::QpAddress& mine,
                                                    bool after_peer_run, std::string_view what) {
   const std::vector<uint8_t> out = EncodeKeyMessage(mine);
+  // The first keys follow the peer's registration of its buffers.
   auto reply = after_peer_run ? link_.ExchangeAfterPeerRun(out, KeyMessageSize(), what)
-                              : link_.Exchange(out, KeyMessageSize(), what);
+                              : link_.ExchangeAfterPeerSetup(out, KeyMessageSize(), what);
   if (!reply.ok()) return reply.status();
   return DecodeKeyMessage(*reply, gid_.has_value());
 }

@@ -38,18 +38,16 @@ Status CheckComparable(const RunDocument& a, const RunDocument& b) {
     return InvalidArgument(fmt::format("{} is {}, {} is {}: compare runs of the same kind and test",
                                        a.name, Describe(a), b.name, Describe(b)));
   }
-  if (a.bw_unit != b.bw_unit) {
-    return InvalidArgument(fmt::format(
-        "{} reports {}, {} reports {}: compare runs made with the same unit (both with --report_gbits, or both without)",
-        a.name, a.bw_unit, b.name, b.bw_unit));
-  }
   return Status::Ok();
 }
 
-std::vector<Measured> Points(const RunDocument& run) {
+// The points of `run`; bandwidths in `unit` (a run made with --report_gbits
+// compares with one without: both units are bytes per second scaled).
+std::vector<Measured> Points(const RunDocument& run, std::string_view unit) {
   std::vector<Measured> out;
   for (const BandwidthRow& row : run.bandwidth) {
-    out.push_back({std::to_string(row.size), row.bw_average, "", {}, {}, 0});
+    const double bytes_per_sec = row.bw_average / BytesPerSecToUnit(1.0, run.bw_unit);
+    out.push_back({std::to_string(row.size), BytesPerSecToUnit(bytes_per_sec, unit), "", {}, {}, 0});
   }
   for (const LatencyRow& row : run.latency) {
     out.push_back({std::to_string(row.size), row.t_typical_us.value_or(row.t_avg_us), "", {}, {}, 0});
@@ -107,15 +105,32 @@ std::string_view SpreadName(Spread spread) {
 
 Result<Comparison> CompareRuns(const RunDocument& a, const RunDocument& b) {
   XFER_RETURN_IF_ERROR(CheckComparable(a, b));
-  Comparison out{a.name, b.name, What(a),
-                 a.kind == RunKind::kMatrix ? "transport direction block" : "MsgSize", {}, ""};
-  if (a.kind != RunKind::kMatrix) {
+  Comparison out;
+  out.a_name = a.name;
+  out.b_name = b.name;
+  out.what = What(a);
+  out.key_header = a.kind == RunKind::kMatrix ? "transport direction block" : "MsgSize";
+  out.lower_is_better = a.kind == RunKind::kPerftestLatency;
+  if (a.kind == RunKind::kPerftestBandwidth) {
     out.spread_unknown_because =
-        "perftest rows carry an average and a peak, not a spread across runs; repeat each run "
-        "and compare the repeats, or use xfer matrix --loops";
+        "perftest bandwidth rows carry an average and a peak, not a spread across runs; repeat "
+        "each run and compare the repeats, or use xfer matrix --loops";
+  } else if (a.kind == RunKind::kPerftestLatency) {
+    out.spread_unknown_because =
+        "perftest latency rows carry one run's t_min, t_max, stdev and percentiles, not a "
+        "spread across runs; repeat each run and compare the repeats";
   }
-  const std::vector<Measured> in_a = Points(a);
-  const std::vector<Measured> in_b = Points(b);
+  for (const RunDocument* run : {&a, &b}) {
+    if (std::string note = IncompleteNote(*run); !note.empty()) {
+      out.warnings.push_back(fmt::format("{}: {}", run->name, note));
+    }
+  }
+  if (a.bw_unit != b.bw_unit) {
+    out.warnings.push_back(fmt::format("{} reports {}: its figures are converted to {}",
+                                       b.name, ShortUnit(b.bw_unit), ShortUnit(a.bw_unit)));
+  }
+  const std::vector<Measured> in_a = Points(a, a.bw_unit);
+  const std::vector<Measured> in_b = Points(b, a.bw_unit);
   auto find = [](const std::vector<Measured>& points, const std::string& key) {
     return std::find_if(points.begin(), points.end(),
                         [&key](const Measured& m) { return m.key == key; });
@@ -164,8 +179,11 @@ std::string RenderComparison(const Comparison& comparison) {
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
-  std::string text = fmt::format("A: {}\nB: {}\nCompared: {}\n", comparison.a_name,
-                                 comparison.b_name, comparison.what);
+  std::string text = fmt::format("A: {}\nB: {}\nCompared: {}; {} is better\n",
+                                 comparison.a_name, comparison.b_name, comparison.what,
+                                 comparison.lower_is_better ? "lower (B/A < 1: B is faster)"
+                                                            : "higher (B/A > 1: B is faster)");
+  for (const std::string& warning : comparison.warnings) text += "Warning: " + warning + "\n";
   text += comparison.spread_unknown_because.empty()
               ? std::string("Spread: within when the min..max of A's and B's samples overlap; "
                             "unknown where a file carries no spread.\n\n")

@@ -51,11 +51,18 @@ struct Comparison {
   // Why no point has a known spread, when that holds for the whole kind of
   // run (perftest rows); "" otherwise. Points then carry no note of their own.
   std::string spread_unknown_because;
+  // Latency: lower is better; bandwidth: higher.
+  bool lower_is_better = false;
+  // What the reader must know before trusting the ratios: an input that
+  // did not complete (failed, interrupted, running), figures converted
+  // from another unit.
+  std::vector<std::string> warnings;
 };
 
-// Errors: kInvalidArgument when the runs are of different kinds, tests or
-// units ("a.json is a bandwidth test (RDMA_Write_BW_Test), b.json is a
-// matrix: compare runs of the same kind").
+// Errors: kInvalidArgument when the runs are of different kinds or tests
+// ("a.json is a bandwidth test (RDMA_Write_BW_Test), b.json is a matrix:
+// compare runs of the same kind"). Runs in different bandwidth units
+// compare, B converted to A's unit (both are bytes per second scaled).
 Result<Comparison> CompareRuns(const RunDocument& a, const RunDocument& b);
 
 // The comparison as an aligned text table with a legend; ends in '\n'.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_options.h"
 #include "cli/flag_table.h"
 #include "cli/help_text.h"
 #include "cli/parse_test_util.h"

@@ -256,6 +256,32 @@ TEST(TransportRule, RunsThatNeedVerbsAreRefusedOnAHostWithoutRdma) {
   EXPECT_EQ(asked, 0);
 }
 
+// Issue 43, item 24: the note that a stock perftest peer cannot join is for
+// a run that could have been on perftest's wire: verbs named, or a host
+// that has an RDMA device. Where there is none, no such peer ever could.
+TEST(TransportRule, ThePerftestPeerNoteNeedsAHostWithRdma) {
+  int asked = 0;
+  ParserConfig none = WithVerbs();
+  none.host_has_rdma_device = [&asked] {
+    ++asked;
+    return false;
+  };
+  for (const char* line : {"write_lat --notify --loopback", "write_bw --prepared --loopback",
+                           "write_bw --device_path staged --loopback"}) {
+    const bench::BenchParams p = ParseRun(line, none);
+    EXPECT_EQ(p.wire, bench::Wire::kXfer) << line;
+    EXPECT_TRUE(p.notes.empty()) << line << ": " << p.notes.front();
+  }
+  EXPECT_EQ(asked, 3) << "once per command line";
+  ParserConfig some = WithVerbs();
+  some.host_has_rdma_device = [] { return true; };
+  const bench::BenchParams with = ParseRun("write_lat --notify --loopback", some);
+  ASSERT_EQ(with.notes.size(), 1u);
+  EXPECT_NE(with.notes.front().find("a stock perftest peer cannot join"), std::string::npos);
+  EXPECT_FALSE(ParseRun("write_lat --notify --transport verbs h", WithVerbs()).notes.empty())
+      << "verbs named: the note whatever the host";
+}
+
 TEST(TransportRule, RunsThatNeedVerbsParseOnAHostWithRdma) {
   ParserConfig config = WithVerbs();
   config.host_has_rdma_device = [] { return true; };

@@ -61,6 +61,17 @@ Result<std::vector<RunMeasurement>> LoadText(const std::string& text) {
   return runs;
 }
 
+// Issue 43, item 12: a cluster matrix file is named as such, not as
+// "neither" format.
+TEST(RunFile, AClusterFileIsNamedAsNotJudgedYet) {
+  const auto runs = LoadText(R"({"schema": {"name": "xfer.cluster", "version": 1}, "cells": []})");
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("cluster matrix file (xfer.cluster): those are not "
+                                         "judged yet"),
+            std::string::npos)
+      << runs.status().message();
+}
+
 // Issue 28, item 1: the doctor judges a run against an RDMA port because
 // its file says the NIC moved the bytes ("data_mover": "nic"), not because
 // a transport is called "verbs".

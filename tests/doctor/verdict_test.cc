@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "doctor/doctor_report.h"
 #include "tree_util.h"
 
@@ -97,6 +102,42 @@ TEST(Verdict, AMissingSysfsRootIsNamed) {
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(report.status().message(), "--sysfs-root /nonexistent-xfer-sysfs-root: no such directory");
+}
+
+}  // namespace
+}  // namespace xfer::doctor
+
+namespace xfer::doctor {
+namespace {
+
+// Issue 43, item 12: a run that did not complete says so above any
+// verdict, in the text and the JSON; a complete one adds nothing.
+TEST(Verdict, AnIncompleteRunIsSaidAboveTheVerdicts) {
+  const std::string path = ::testing::TempDir() + "/interrupted-run.json";
+  {
+    std::ifstream in(testing::RunFixture("seed001_send_bw.json"));
+    nlohmann::json document = nlohmann::json::parse(in);
+    document["outcome"] = "interrupted";
+    document["error"] = "interrupted by SIGINT after 3 of 23 sizes";
+    std::ofstream(path) << document.dump();
+  }
+  DoctorOptions options;
+  options.sysfs_root = testing::Tree("seed001_hns_25g_at_10g");
+  options.run_path = path;
+  const Result<DoctorReport> report = Diagnose(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const std::string text = DoctorText(*report);
+  const size_t said = text.find(
+      "the run did not complete (interrupted: interrupted by SIGINT after 3 of 23 sizes)");
+  ASSERT_NE(said, std::string::npos) << text;
+  EXPECT_LT(said, text.find("Send_BW_Test")) << "said above the verdict";
+  EXPECT_EQ(DoctorJson(*report)["run"]["outcome"], "interrupted");
+
+  options.run_path = testing::RunFixture("seed001_send_bw.json");
+  const Result<DoctorReport> complete = Diagnose(options);
+  ASSERT_TRUE(complete.ok());
+  EXPECT_EQ(DoctorText(*complete).find("did not complete"), std::string::npos);
+  std::remove(path.c_str());
 }
 
 }  // namespace

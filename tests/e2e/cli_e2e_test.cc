@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/build_options.h"
 #include "cuda/device_runtime.h"
 #include "e2e/process.h"
 

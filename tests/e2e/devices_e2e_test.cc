@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/build_options.h"
 #include "e2e/process.h"
 
 namespace xfer::testing {

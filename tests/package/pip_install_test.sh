@@ -13,7 +13,16 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # setup.py's CMake build honours these: all cores, and ccache where there
 # is one (it then reuses the release build's objects).
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
-if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  # As scripts/build.sh builds: Ninja, and paths hashed relative to the
+  # build folder, so that setup.py's build/pip compiles what
+  # build/release already did as cache hits, not again.
+  export CCACHE_BASEDIR=$source_dir
+  if command -v ninja >/dev/null && [[ ! -f $source_dir/build/pip/Makefile ]]; then
+    export CMAKE_GENERATOR=Ninja
+  fi
+fi
 # The README's own command (README.md, "Python: import xfer"), as written
 # and with this machine's PATH: where another python3 comes first (pyenv),
 # it must still name Debian's interpreter, the one with python3-pybind11,

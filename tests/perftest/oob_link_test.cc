@@ -60,5 +60,37 @@ TEST(OobLinkAccept, WaitsOnlyUntilTheAcceptTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
 }
 
+// Issue 43, item 34: a stock server may take longer than --timeout to
+// register its buffers before it sends its keys. The exchange that follows
+// the peer's set-up waits for it; an ordinary one gives up at --timeout and
+// names both causes.
+TEST(OobLinkExchange, TheKeysWaitForAPeerStillSettingUp) {
+  auto listener = Listener::Bind({"127.0.0.1", 0}, 4);
+  ASSERT_TRUE(listener.ok());
+  const uint16_t port = listener->local_address().port;
+  const std::vector<uint8_t> key(kKeyMessageSize, '0');
+  std::thread slow_server([&] {
+    auto server = OobLink::Accept(*listener, 10s, 10s, bench::NeverStopped());
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    (void)server->Exchange(EncodeVersion("6.06"), kVersionSize, "version");
+    std::this_thread::sleep_for(1500ms);  // "registering its buffers"
+    (void)server->Exchange(key, kKeyMessageSize, "key");
+    std::this_thread::sleep_for(1500ms);
+    (void)server->Exchange(key, kKeyMessageSize, "key");
+  });
+  auto client = OobLink::Connect({"127.0.0.1", port}, 500ms, bench::NeverStopped());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  ASSERT_TRUE(client->Exchange(EncodeVersion("6.06"), kVersionSize, "version").ok());
+  auto keys = client->ExchangeAfterPeerSetup(key, kKeyMessageSize, "key");
+  EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+  auto late = client->Exchange(key, kKeyMessageSize, "key");
+  EXPECT_EQ(late.status().code(), StatusCode::kTimeout);
+  EXPECT_NE(late.status().message().find("still setting up"), std::string::npos)
+      << late.status().ToString();
+  EXPECT_NE(late.status().message().find("other flags"), std::string::npos)
+      << late.status().ToString();
+  slow_server.join();
+}
+
 }  // namespace
 }  // namespace xfer::perftest

@@ -209,6 +209,13 @@ def test_ctrl_c_interrupts_wait_for_peer_at_once():
             engine.wait_for_peer(timeout=20.0)
 
 
+def test_ctrl_c_interrupts_get_notifications_at_once():
+    # Issue 43, item 17: it used to wait out its whole timeout.
+    with xfer.Engine() as engine:
+        with _interrupted_at_once():
+            engine.get_notifications(timeout=20.0)
+
+
 def test_ctrl_c_interrupts_a_sync_recv_and_disconnects_the_peer(make_pair):
     pair = make_pair("tcp")
     inbox = pair.initiator.allocate(4096)

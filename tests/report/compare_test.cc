@@ -38,8 +38,8 @@ TEST(Compare, PerftestRatiosWithUnknownSpread) {
   EXPECT_NE(text.find("Compared: RDMA_Write_BW_Test BW_average [Gb/s (10^9 bit/s)]"),
             std::string::npos);
   EXPECT_NE(text.find("1.500"), std::string::npos);
-  EXPECT_NE(text.find("Spread: unknown for every point: perftest rows carry an average and a "
-                      "peak, not a spread across runs"),
+  EXPECT_NE(text.find("Spread: unknown for every point: perftest bandwidth rows carry an "
+                      "average and a peak, not a spread across runs"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("0 within spread, 0 outside spread, 2 spread unknown, 2 not in both"),
@@ -95,19 +95,42 @@ TEST(Compare, RefusesDifferentKinds) {
   EXPECT_NE(tests.status().message().find("RDMA_Read_BW_Test"), std::string::npos);
 }
 
-// Issue 27, defect 9: the flag that sets the unit is --report_gbits; -R is
-// perftest's --rdma_cm and must not be named.
-TEST(Compare, RefusesDifferentUnitsNamingTheRightFlag) {
+// Issue 43, item 13: a --report_gbits run compares with a MiB/s one (both
+// carry bytes/s): B is converted to A's unit, and the comparison says so.
+TEST(Compare, RunsInDifferentUnitsCompareInAsUnit) {
   json mib = BandwidthJson({{2, 1.0}});
   mib["test_info"]["units"] = {{"BW_average", "MiB/s (2^20 bytes/s)"},
                                {"BW_peak", "MiB/s (2^20 bytes/s)"}};
-  const RunDocument a = Parse("a.json", mib);
-  const RunDocument b = Parse("b.json", BandwidthJson({{2, 1.0}}));
-  auto units = CompareRuns(a, b);
-  ASSERT_FALSE(units.ok());
-  EXPECT_NE(units.status().message().find("--report_gbits"), std::string::npos)
-      << units.status().message();
-  EXPECT_EQ(units.status().message().find("-R"), std::string::npos) << units.status().message();
+  const RunDocument a = Parse("a.json", mib);  // 1 MiB/s = 1048576 B/s
+  const RunDocument b = Parse("b.json", BandwidthJson({{2, 0.016777216}}));  // Gb/s: 2 MiB/s
+  auto comparison = CompareRuns(a, b);
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  ASSERT_EQ(comparison->points.size(), 1u);
+  EXPECT_NEAR(*comparison->points[0].b.value, 2.0, 1e-9);
+  EXPECT_NEAR(*comparison->points[0].ratio, 2.0, 1e-9);
+  const std::string text = RenderComparison(*comparison);
+  EXPECT_NE(text.find("Warning: b.json reports Gb/s: its figures are converted to MiB/s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("higher (B/A > 1: B is faster) is better"), std::string::npos) << text;
+}
+
+// Issue 43, item 13: latency says lower is better and what its rows carry;
+// an input that did not complete is flagged.
+TEST(Compare, LatencySaysLowerIsBetterAndIncompleteInputsAreFlagged) {
+  json lat_a = json::parse(testing::ReadTestData("read_lat.json"));
+  json lat_b = lat_a;
+  lat_b["outcome"] = "interrupted";
+  lat_b["error"] = "interrupted by SIGINT after 2 of 23 sizes";
+  auto comparison = CompareRuns(Parse("a.json", lat_a), Parse("b.json", lat_b));
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  EXPECT_TRUE(comparison->lower_is_better);
+  const std::string text = RenderComparison(*comparison);
+  EXPECT_NE(text.find("lower (B/A < 1: B is faster) is better"), std::string::npos) << text;
+  EXPECT_NE(text.find("t_min, t_max, stdev and percentiles"), std::string::npos) << text;
+  EXPECT_EQ(text.find("an average and a peak"), std::string::npos) << text;
+  EXPECT_NE(text.find("Warning: b.json: Incomplete run (interrupted)"), std::string::npos)
+      << text;
 }
 
 }  // namespace

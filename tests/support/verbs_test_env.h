@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/build_options.h"
 #include "xfer/engine.h"
 
 #if XFER_WITH_VERBS

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/matrix/host_fingerprint.h"
+#include "common/build_options.h"
 #if XFER_WITH_VERBS
 #include "verbs/device_catalog.h"
 #endif

@@ -122,6 +122,26 @@ rc=$?
 set -e
 [[ $rc -ne 0 ]] || fail "a one-rank cluster ran"
 grep -q "2 ranks\|two ranks\|at least" "$work/one.err" || { cat "$work/one.err"; fail "one rank: no reason"; }
+# Issue 43, item 11: a schedule the ranks cannot run is bad usage: exit 2,
+# one line from rank 0 only, no MPI_Abort noise; and without mpirun at all.
+set +e
+timeout 60 mpirun -np 2 "$xfer" matrix --scheme incast --incast_target 5 "${common[@]}" \
+  > /dev/null 2> "$work/incast.err"
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || { cat "$work/incast.err"; fail "--incast_target 5 of 2 ranks exited $rc, not 2"; }
+[[ $(grep -c "xfer: matrix:" "$work/incast.err") -eq 1 ]] ||
+  { cat "$work/incast.err"; fail "--incast_target 5: not one line from rank 0"; }
+grep -q "not a rank of this run" "$work/incast.err" || { cat "$work/incast.err"; fail "no reason"; }
+! grep -q "MPI_ABORT\|ORTE_ERROR_LOG" "$work/incast.err" ||
+  { cat "$work/incast.err"; fail "--incast_target 5: MPI noise"; }
+set +e
+env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE \
+  "$xfer" matrix --scheme ring "${common[@]}" > /dev/null 2> "$work/alone.err"
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || { cat "$work/alone.err"; fail "--scheme without mpirun exited $rc, not 2"; }
+grep -q "runs as ranks under mpirun" "$work/alone.err" || { cat "$work/alone.err"; fail "no reason"; }
 # Issue 43, item 4: a device this host does not have is refused by the rank
 # given it, naming it, instead of being printed and ignored.
 set +e
