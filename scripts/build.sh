@@ -6,6 +6,8 @@
 #                                                  host without rdma-core)
 #   scripts/build.sh tsan      -> build/tsan      (ThreadSanitizer: the engine,
 #                                                  transport and bench tests)
+#   scripts/build.sh demo      -> build/demo      (the xfer binary alone, as
+#                                                  released: scripts/demo.sh)
 # ccache, where installed, serves the objects the flavours share.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +27,14 @@ case "$flavour" in
            targets=(common_tests transport_shm_tests transport_tcp_tests
                     conformance_tests core_tests bench_tests launch_tests bench_matrix_tests
                     xfer_cli) ;;
-  *) echo "usage: $0 release|asan|noverbs|tsan" >&2; exit 2 ;;
+  # Nothing but the binary: no tests, benchmarks or Python, so that a
+  # fresh machine needs only scripts/setup.sh --demo's packages. Its own
+  # folder: a configuration that found no MPI or pybind11 must not stick
+  # to build/release once scripts/setup.sh installs them.
+  demo)    extra=(-DCMAKE_BUILD_TYPE=Release -DXFER_BUILD_BENCHMARKS=OFF -DXFER_PYTHON=OFF)
+           tests=OFF
+           targets=(xfer_cli) ;;
+  *) echo "usage: $0 release|asan|noverbs|tsan|demo" >&2; exit 2 ;;
 esac
 if command -v ccache >/dev/null; then
   extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -53,5 +62,5 @@ if command -v ninja >/dev/null; then
   fi
 fi
 
-cmake -S . -B "build/$flavour" "${generator[@]}" "${extra[@]}" -DXFER_BUILD_TESTS=ON >/dev/null
+cmake -S . -B "build/$flavour" "${generator[@]}" "${extra[@]}" -DXFER_BUILD_TESTS="${tests:-ON}" >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)" ${targets:+--target "${targets[@]}"}

@@ -2,8 +2,17 @@
 # Installs the Debian packages xfer's build, tests and benchmarks need.
 # Idempotent: installs only what is missing, and refreshes the package lists
 # first (a fresh machine has none).
+#   scripts/setup.sh          everything (scripts/test.sh)
+#   scripts/setup.sh --demo   only what building the xfer binary needs
+#                             (scripts/demo.sh): no browser, MPI, clang,
+#                             Python or test frameworks
 set -euo pipefail
 
+demo_packages=(
+  build-essential cmake ninja-build g++ ccache
+  libfmt-dev nlohmann-json3-dev libcli11-dev libssl-dev
+  libibverbs-dev librdmacm-dev ibverbs-providers pkg-config
+)
 packages=(
   build-essential cmake ninja-build g++ ccache
   libgtest-dev googletest libbenchmark-dev
@@ -19,6 +28,12 @@ packages=(
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-numpy
   python3-venv python3-pip python3-setuptools python3-wheel
 )
+
+case "${1:-}" in
+  "") ;;
+  --demo) packages=("${demo_packages[@]}") ;;
+  *) echo "usage: $0 [--demo]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

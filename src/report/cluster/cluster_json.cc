@@ -53,8 +53,9 @@ json CellJson(const cluster::ClusterRun& run, const cluster::PairCell& pair) {
                                                                   seconds))
                                : json(nullptr));
   }
-  return {{"step", pair.step},
-          {"round", pair.round},
+  // Rounds and steps count from 1, as the terminal and the CSV say them.
+  return {{"step", pair.step + 1},
+          {"round", pair.round + 1},
           {"source", pair.flow.source},
           {"target", pair.flow.target},
           {"direction", cell.direction.Name()},
@@ -129,7 +130,7 @@ json ClusterJson(const cluster::ClusterRun& run) {
   for (const cluster::Step& step : run.steps) {
     json flows = json::array();
     for (const cluster::Flow& flow : step.flows) flows.push_back({flow.source, flow.target});
-    steps.push_back({{"round", step.round}, {"flows", flows}});
+    steps.push_back({{"round", step.round + 1}, {"flows", flows}});
   }
   json cells = json::array();
   for (const cluster::PairCell& pair : run.cells) cells.push_back(CellJson(run, pair));
@@ -137,8 +138,8 @@ json ClusterJson(const cluster::ClusterRun& run) {
   for (const HeatMap& map : summary.heat_maps) maps.push_back(HeatMapJson(run, map));
   json aggregates = json::array();
   for (const StepAggregate& a : summary.aggregates) {
-    aggregates.push_back({{"step", a.step},
-                          {"round", a.round},
+    aggregates.push_back({{"step", a.step + 1},
+                          {"round", a.round + 1},
                           {"direction", run.config.matrix.directions[a.direction].Name()},
                           {"block_size", a.block_size},
                           {"flows", a.flows},

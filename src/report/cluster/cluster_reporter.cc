@@ -56,6 +56,11 @@ void ClusterReporter::OnGroupDone(const cluster::ClusterRun& run, size_t first, 
 void ClusterReporter::OnFinish(const cluster::ClusterRun& run) {
   Rewrite(run, true);
   try {
+    // Why it ended, first and on stderr: a run that lost a rank is ended by
+    // mpirun, which may cut what follows.
+    if (!run.error.empty()) {
+      Print(progress_, fmt::format("xfer: matrix: {}\n", RenderClusterEnding(run)));
+    }
     Print(out_, RenderClusterTables(run));
   } catch (const std::exception& e) {
     Keep(Internal(fmt::format("cluster tables: {}", e.what())));

@@ -49,6 +49,12 @@ HeatMap MapOf(const cluster::ClusterRun& run, size_t direction, uint64_t block) 
   std::stable_sort(pairs.begin(), pairs.end(), [](const PairFigure& a, const PairFigure& b) {
     return a.median_gbps < b.median_gbps;
   });
+  // Slow means below the median: a pair at or above it is not named, even
+  // when fewer than kSlowestPairs are below.
+  const auto above = std::find_if(pairs.begin(), pairs.end(), [&map](const PairFigure& figure) {
+    return figure.median_gbps >= map.median_of_pairs;
+  });
+  pairs.erase(above, pairs.end());
   pairs.resize(std::min(pairs.size(), kSlowestPairs));
   map.slowest = std::move(pairs);
   return map;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <vector>
+
 #include "bench/matrix/block_size.h"
 #include "report/cluster/cluster_summary.h"
 
@@ -9,6 +12,18 @@ namespace xfer::report {
 namespace {
 
 using matrix::CellStatus;
+
+// "1 round", "3 rounds".
+std::string Count(size_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+// "blocks 64K..1M", or "block 64K" for one.
+std::string Blocks(const std::vector<uint64_t>& sizes) {
+  if (sizes.size() == 1) return "block " + matrix::BlockLabel(sizes.front());
+  return fmt::format("blocks {}..{}", matrix::BlockLabel(sizes.front()),
+                     matrix::BlockLabel(sizes.back()));
+}
 
 std::string Flows(const std::vector<cluster::Flow>& flows) {
   std::string text;
@@ -47,7 +62,8 @@ std::string PairTable(const cluster::ClusterRun& run) {
 }
 
 std::string HeatMapText(const cluster::ClusterRun& run, const HeatMap& map) {
-  std::string out = fmt::format("heat map {} {} (GB/s; row: source, column: target)\n",
+  std::string out = fmt::format(
+      "heat map {} {} (GB/s; row: source, column: target; -: not measured)\n",
                                 run.config.matrix.directions[map.direction].Name(),
                                 matrix::BlockLabel(map.block_size));
   out += fmt::format("{:>8}", "");
@@ -55,13 +71,16 @@ std::string HeatMapText(const cluster::ClusterRun& run, const HeatMap& map) {
   out += '\n';
   for (size_t s = 0; s < map.gbps.size(); ++s) {
     out += fmt::format("{:>8}", fmt::format("r{}", s));
-    for (const auto& value : map.gbps[s]) {
-      out += fmt::format(" {:>7}", value ? fmt::format("{:.2f}", *value) : "-");
+    for (size_t t = 0; t < map.gbps[s].size(); ++t) {
+      const auto& value = map.gbps[s][t];
+      // A rank moves no data to itself: the diagonal is blank, not "-".
+      out += fmt::format(" {:>7}", s == t ? "" : value ? fmt::format("{:.2f}", *value) : "-");
     }
     out += '\n';
   }
   if (!map.slowest.empty()) {
-    out += fmt::format("  slowest pairs (median of pairs {:.2f} GB/s):", map.median_of_pairs);
+    out += fmt::format("  slowest pairs, below the median of pairs ({:.2f} GB/s):",
+                       map.median_of_pairs);
     for (const PairFigure& figure : map.slowest) {
       out += fmt::format(" {}->{} {:.2f} ({:+.1f}%)", figure.source, figure.target,
                          figure.median_gbps, 100.0 * figure.gap_to_median);
@@ -81,12 +100,11 @@ std::string RenderClusterPlan(const cluster::ClusterRun& run) {
     directions += direction.Name();
   }
   std::string out = fmt::format(
-      "xfer matrix: {} over {} ranks, {} rounds, {} steps; {}; blocks {}..{}; {} per sample "
-      "({} bytes); transport {}\n",
-      cluster::SchemeName(run.config.scheme), run.ranks.size(), cluster::RoundCount(run.steps),
-      run.steps.size(), directions, matrix::BlockLabel(m.block_sizes.front()),
-      matrix::BlockLabel(m.block_sizes.back()), matrix::BlockLabel(m.transfer_size),
-      m.transfer_size, m.transports.empty() ? "chosen per pair" : m.transports.front());
+      "xfer matrix: {} over {}, {}, {}; {}; {}; {} per sample ({} bytes); transport {}\n",
+      cluster::SchemeName(run.config.scheme), Count(run.ranks.size(), "rank"),
+      Count(cluster::RoundCount(run.steps), "round"), Count(run.steps.size(), "step"), directions,
+      Blocks(m.block_sizes), matrix::BlockLabel(m.transfer_size), m.transfer_size,
+      m.transports.empty() ? "chosen per pair" : m.transports.front());
   for (const cluster::RankInfo& rank : run.ranks) {
     out += fmt::format("  rank {:>3}  {}  engine {}  rdma device {}\n", rank.rank,
                        rank.host.hostname, rank.engine_address,
@@ -116,10 +134,10 @@ std::string RenderGroupLine(const cluster::ClusterRun& run, size_t first, size_t
     sum += cell.median_gbps;
     ++ok;
   }
-  return fmt::format("round {}/{} step {}: {} {}: {} flows, {} ok, {:.2f} GB/s in all, slowest "
+  return fmt::format("round {}/{} step {}: {} {}: {}, {} ok, {:.2f} GB/s in all, slowest "
                      "{:.2f} GB/s", head.round + 1, cluster::RoundCount(run.steps), head.step + 1,
-                     head.cell.direction.Name(), matrix::BlockLabel(head.cell.block_size), count,
-                     ok, sum, slowest);
+                     head.cell.direction.Name(), matrix::BlockLabel(head.cell.block_size),
+                     Count(count, "flow"), ok, sum, slowest);
 }
 
 std::string RenderClusterTables(const cluster::ClusterRun& run) {
@@ -136,9 +154,18 @@ std::string RenderClusterTables(const cluster::ClusterRun& run) {
                        a.measured > 0 ? fmt::format("{:.2f}", a.slowest_gbps) : "-");
   }
   out += "aggregate: the sum of the step's concurrent flows' medians; GB/s = 10^9 bytes/s\n";
-  if (!run.error.empty()) out += fmt::format("\nthe run {}: {}\n",
-                                             matrix::RunOutcomeName(run.outcome), run.error);
+  if (!run.error.empty()) out += fmt::format("\n{}\n", RenderClusterEnding(run));
   return out;
+}
+
+std::string RenderClusterEnding(const cluster::ClusterRun& run) {
+  if (run.error.empty()) return "";
+  const std::string_view outcome = matrix::RunOutcomeName(run.outcome);
+  return fmt::format("the run {}: {}",
+                     outcome == "interrupted" ? "was interrupted"
+                     : outcome == "running"   ? "did not finish"
+                                              : outcome,
+                     run.error);
 }
 
 }  // namespace xfer::report

@@ -22,6 +22,10 @@ std::string RenderGroupLine(const cluster::ClusterRun& run, size_t first, size_t
 // Everything after the run; ends with the run's error when it failed.
 std::string RenderClusterTables(const cluster::ClusterRun& run);
 
+// One line, no newline, for a run that did not complete: "the run failed:
+// rank 2 (node-b): ..." or "the run was interrupted: ..."; "" otherwise.
+std::string RenderClusterEnding(const cluster::ClusterRun& run);
+
 }  // namespace xfer::report
 
 #endif  // XFER_REPORT_CLUSTER_CLUSTER_TABLES_H_
