@@ -31,6 +31,7 @@ Status NotificationInbox::Sink::Deliver(std::span<const uint8_t> message) {
     inbox_.entries_.push_back(
         {shared_from_this(), std::string(reinterpret_cast<const char*>(message.data()),
                                          message.size())});
+    inbox_.unread_.store(inbox_.entries_.size(), std::memory_order_release);
   }
   inbox_.arrived_.notify_all();
   return Status::Ok();
@@ -54,6 +55,9 @@ bool NotificationInbox::AnyMatchLocked(PeerId from) const {
 }
 
 std::vector<Notification> NotificationInbox::Take(std::chrono::nanoseconds timeout, PeerId from) {
+  if (timeout <= std::chrono::nanoseconds(0) && unread_.load(std::memory_order_acquire) == 0) {
+    return {};
+  }
   std::unique_lock lock(mu_);
   // A poll (timeout 0) must not reach the condition variable: its wait
   // enters the kernel even with nothing to wait for.
@@ -69,6 +73,7 @@ std::vector<Notification> NotificationInbox::Take(std::chrono::nanoseconds timeo
     taken.push_back({it->from->peer_, it->from->peer_name_, std::move(it->message)});
   }
   entries_.erase(keep, entries_.end());
+  unread_.store(entries_.size(), std::memory_order_release);
   return taken;
 }
 

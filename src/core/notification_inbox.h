@@ -4,6 +4,7 @@
 #ifndef XFER_CORE_NOTIFICATION_INBOX_H_
 #define XFER_CORE_NOTIFICATION_INBOX_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -69,6 +70,12 @@ class NotificationInbox {
   std::mutex mu_;
   std::condition_variable arrived_;
   std::deque<Entry> entries_;  // GUARDED_BY(mu_)
+  // entries_.size(), written under mu_, read without it: a poll of an empty
+  // inbox (Take with timeout 0) returns without the lock. A reader that
+  // polls in a loop would otherwise take mu_ over and over, and a transport
+  // thread delivering (Deliver) would wait for it until the scheduler
+  // preempted the reader: milliseconds, in steps of the timer tick.
+  std::atomic<size_t> unread_{0};
 };
 
 }  // namespace xfer::core
