@@ -384,7 +384,13 @@ class XFER_API Engine {
   // peer's memory). On error nothing was started and `request` is untouched.
   // A staged request (DevicePath) is queued for the connection's staging
   // thread and fails there, as its final status, where the transport
-  // refuses a chunk (a region the peer revoked since the handshake).
+  // refuses a chunk (a region the peer revoked since the handshake). Over
+  // shm, whose copies are memcpy: a request of less than 4 MiB in all is
+  // copied inside this call (it is complete when it returns); a larger
+  // one is copied by the connection's thread in posts of 2 MiB, so that
+  // this call returns at once, and a deadline or Cancel stops it between
+  // posts (the connection carries on). PeerInfo::max_inline_bytes says
+  // which requests are read before the call returns.
   // Every entry is checked against local and remote registrations before
   // any byte moves. Errors: kNotFound (peer), kInvalidArgument (empty batch,
   // zero length, request already in flight, more entries than the

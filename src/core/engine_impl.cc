@@ -355,7 +355,13 @@ bool EngineImpl::ExpireRequest(PeerId peer, TransferRequest& request) {
   auto connection = peers_.Find(peer);
   // Gone: closing it fails the request already.
   if (!connection) return false;
-  if (connection->staging().Cancel(request, why) == StagingPipeline::Cancelled::kDropped) {
+  const StagingPipeline::Cancelled found = connection->staging().Cancel(request, why);
+  if (found == StagingPipeline::Cancelled::kDropped) return false;
+  // Running in the pipeline over a transport whose posts finish inside the
+  // call (an offloaded copy): it stops after the post in hand, with no wait
+  // on the peer, and the connection carries on.
+  if (found == StagingPipeline::Cancelled::kStopping &&
+      connection->capabilities().offload_from_bytes != 0) {
     return false;
   }
   // Its work is with the transport: only closing the connection stops it.
@@ -389,8 +395,10 @@ Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntr
   if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
   const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
   bool stages = false;
+  uint64_t bytes = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
+    bytes += e.length;
     if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
     auto local = CheckLocal(e.local, e.length, "local buffer");
     if (!local.ok()) return local.status();
@@ -405,9 +413,12 @@ Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntr
   const uint32_t streams = connection->info().streams;
   if (stream >= streams) stream %= streams;
   // While staged requests are pending, a direct one queues behind them:
-  // requests on one stream complete in posting order.
-  if (stages || connection->staging().busy()) {
-    auto staged = StagedEntries(*connection, entries);
+  // requests on one stream complete in posting order. A large request on a
+  // transport that copies inside its posts is moved by the pipeline's
+  // thread too (offloaded), so that this call returns at once.
+  const bool offload = connection->Offloads(bytes);
+  if (stages || offload || connection->staging().busy()) {
+    auto staged = StagedEntries(*connection, entries, offload);
     if (!staged.ok()) return staged.status();
     return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
   }
@@ -551,9 +562,15 @@ Status EngineImpl::SubmitSelection(internal::PreparedList& list, OpCode op,
   uint32_t stream = options.stream;
   const uint32_t streams = connection->info().streams;
   if (stream >= streams) stream %= streams;
-  if (list.stages() || connection->staging().busy()) {
+  // The bytes of the selection, only where they decide something.
+  uint64_t bytes = 0;
+  if (connection->capabilities().offload_from_bytes != 0) {
+    for (size_t i = 0; i < selection.size(); ++i) bytes += list.entries()[selection[i]].length;
+  }
+  const bool offload = connection->Offloads(bytes);
+  if (list.stages() || offload || connection->staging().busy()) {
     const GatheredEntries gathered(list.entries(), selection);
-    auto staged = StagedEntries(*connection, gathered.view());
+    auto staged = StagedEntries(*connection, gathered.view(), offload);
     if (!staged.ok()) return staged.status();
     return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
   }
@@ -614,7 +631,7 @@ void EngineImpl::ForEachEndpoint(PeerId peer,
 }
 
 Result<std::vector<StagedEntry>> EngineImpl::StagedEntries(
-    const PeerConnection& connection, std::span<const TransferEntry> entries) const {
+    const PeerConnection& connection, std::span<const TransferEntry> entries, bool offload) const {
   std::vector<StagedEntry> staged;
   staged.reserve(entries.size());
   for (const TransferEntry& e : entries) {
@@ -627,7 +644,8 @@ Result<std::vector<StagedEntry>> EngineImpl::StagedEntries(
       auto info = devices_->Classify(e.local, e.length);
       if (info.ok() && info->device) device = info->ordinal;
     }
-    staged.push_back({e, connection.Stages(*kind), device});
+    const bool bounce = connection.Stages(*kind);
+    staged.push_back({e, bounce, device, offload && !bounce});
   }
   return staged;
 }

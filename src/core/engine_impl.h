@@ -99,9 +99,11 @@ class EngineImpl final : public Engine {
   // kNotSupported / kInvalidArgument when the connection's transport lacks
   // what the call needs (Capabilities).
   static Status CheckOneSided(const PeerConnection& connection, size_t entries);
-  // `entries` (checked) as the connection's staging pipeline moves them.
+  // `entries` (checked) as the connection's staging pipeline moves them;
+  // `offload`: the direct ones gather (PeerConnection::Offloads).
   Result<std::vector<StagedEntry>> StagedEntries(const PeerConnection& connection,
-                                                 std::span<const TransferEntry> entries) const;
+                                                 std::span<const TransferEntry> entries,
+                                                 bool offload = false) const;
   static Status CheckTwoSided(const PeerConnection& connection);
   // kNotSupported when the connection's transport carries no notifications.
   static Status CheckNotifications(const PeerConnection& connection);

@@ -82,7 +82,11 @@ PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
   info.max_entries_per_post = caps.max_entries_per_post;
   // A staged request is queued for the staging thread, which reads its
   // sources later.
-  info.max_inline_bytes = info.staged ? 0 : caps.max_inline_bytes;
+  // A request the engine offloads is read after Submit returns.
+  info.max_inline_bytes = info.staged              ? 0
+                          : caps.offload_from_bytes != 0
+                              ? std::min(caps.max_inline_bytes, caps.offload_from_bytes - 1)
+                              : caps.max_inline_bytes;
   info.name = peer.name;
   info.transport = std::string(transport.name());
   info.data_mover = transport.capabilities().data_mover;
@@ -109,7 +113,8 @@ PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabiliti
       notifications_(std::move(notifications)),
       endpoint_(std::move(endpoint)),
       staging_(std::make_unique<StagingPipeline>(*endpoint_, memory_->staging(), devices,
-                                                 io_timeout)) {}
+                                                 io_timeout,
+                                                 capabilities.max_entries_per_post)) {}
 
 PeerConnection::~PeerConnection() { Close(); }
 

@@ -64,6 +64,12 @@ class PeerConnection {
            (device_path_ == DevicePath::kAuto && !capabilities_.Carries(kind));
   }
 
+  // Whether a one-sided request of `bytes` is moved by the connection's
+  // thread rather than inside the post (Capabilities::offload_from_bytes).
+  bool Offloads(uint64_t bytes) const {
+    return capabilities_.offload_from_bytes != 0 && bytes >= capabilities_.offload_from_bytes;
+  }
+
   // Fails in-flight requests (staged ones too) with kConnectionLost and
   // closes the sockets. Idempotent; safe while other threads post (they
   // then fail).

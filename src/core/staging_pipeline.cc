@@ -15,12 +15,15 @@ namespace xfer::core {
 // most kChunkBytes, the others whole.
 class StagingPipeline::ChunkCursor {
  public:
-  explicit ChunkCursor(std::span<const StagedEntry> entries) : entries_(entries) {}
+  ChunkCursor(std::span<const StagedEntry> entries, uint32_t max_entries_per_post)
+      : entries_(entries), max_pieces_(std::max<uint32_t>(max_entries_per_post, 1)) {}
 
   // The next chunk into `chunk`; false when none is left.
   bool Next(Chunk& chunk) {
     if (index_ == entries_.size()) return false;
     const StagedEntry& e = entries_[index_];
+    chunk.pieces.clear();
+    if (e.gather) return Gather(chunk);
     const uint64_t left = e.entry.length - offset_;
     chunk.bounce = e.bounce;
     chunk.device = e.device;
@@ -36,7 +39,30 @@ class StagingPipeline::ChunkCursor {
   }
 
  private:
+  // Pieces of the entries that gather, from the cursor on, up to
+  // kChunkBytes and max_pieces_ of them: one post.
+  bool Gather(Chunk& chunk) {
+    chunk.bounce = false;
+    chunk.device = -1;
+    chunk.length = 0;
+    while (index_ < entries_.size() && entries_[index_].gather &&
+           chunk.length < kChunkBytes && chunk.pieces.size() < max_pieces_) {
+      const TransferEntry& e = entries_[index_].entry;
+      const uint64_t take = std::min(e.length - offset_, kChunkBytes - chunk.length);
+      chunk.pieces.push_back({static_cast<uint8_t*>(e.local) + offset_, e.remote + offset_,
+                              static_cast<size_t>(take)});
+      chunk.length += take;
+      offset_ += take;
+      if (offset_ == e.length) {
+        ++index_;
+        offset_ = 0;
+      }
+    }
+    return true;
+  }
+
   std::span<const StagedEntry> entries_;
+  const size_t max_pieces_;
   size_t index_ = 0;
   uint64_t offset_ = 0;
 };
@@ -47,8 +73,13 @@ std::string StagingPipeline::PathName() {
 
 StagingPipeline::StagingPipeline(transport::Endpoint& endpoint, MemoryRegistry& staging,
                                  cuda::DeviceRuntime& devices,
-                                 std::chrono::milliseconds io_timeout)
-    : endpoint_(endpoint), staging_(staging), io_timeout_(io_timeout), streams_(devices) {}
+                                 std::chrono::milliseconds io_timeout,
+                                 uint32_t max_entries_per_post)
+    : endpoint_(endpoint),
+      staging_(staging),
+      io_timeout_(io_timeout),
+      max_entries_per_post_(max_entries_per_post),
+      streams_(devices) {}
 
 StagingPipeline::~StagingPipeline() { Stop(); }
 
@@ -189,7 +220,11 @@ Status StagingPipeline::SendNotification(const Job& job) {
 }
 
 Status StagingPipeline::Prepare(const Job& job) {
-  if (memory_.id == 0) {
+  // An offloaded request moves everything straight: it needs no slots'
+  // memory.
+  const bool bounces = std::any_of(job.entries.begin(), job.entries.end(),
+                                   [](const StagedEntry& e) { return e.bounce; });
+  if (bounces && memory_.id == 0) {
     auto memory = staging_.Allocate(kSlots * kChunkBytes, MemoryOptions{Access::kNone});
     if (!memory.ok()) return memory.status().WithContext("staging memory");
     memory_ = *memory;
@@ -211,7 +246,7 @@ Status StagingPipeline::Prepare(const Job& job) {
 }
 
 Status StagingPipeline::RunWrite(const Job& job, uint64_t& moved) {
-  ChunkCursor cursor(job.entries);
+  ChunkCursor cursor(job.entries, max_entries_per_post_);
   Chunk chunk;
   if (!cursor.Next(chunk)) return Status::Ok();
   uint32_t slot = 0;
@@ -233,7 +268,7 @@ Status StagingPipeline::RunWrite(const Job& job, uint64_t& moved) {
     }
     if (status.ok() && landed.ok() && CancelRequested(status)) break;
     if (status.ok() && landed.ok()) status = Post(OpCode::kWrite, chunk, slots_[slot], job.stream);
-    chunk = next;
+    chunk = std::move(next);
     slot = next_slot;
   }
   Status finished = FinishCopies();  // no copy may outlive the request
@@ -253,7 +288,7 @@ Status StagingPipeline::FirstFailure(const Status& landed, const Status& local, 
 }
 
 Status StagingPipeline::RunRead(const Job& job, uint64_t& moved) {
-  ChunkCursor cursor(job.entries);
+  ChunkCursor cursor(job.entries, max_entries_per_post_);
   Chunk posted[kSlots];
   Status status;
   Status landed;  // the first error of a chunk's transfer, in posting order
@@ -281,7 +316,9 @@ Status StagingPipeline::RunRead(const Job& job, uint64_t& moved) {
 Status StagingPipeline::Post(OpCode op, const Chunk& chunk, Slot& slot, uint32_t stream) {
   const TransferEntry entry{chunk.bounce ? slot.memory : chunk.local, chunk.remote,
                             static_cast<size_t>(chunk.length)};
-  const std::span<const TransferEntry> one(&entry, 1);
+  const std::span<const TransferEntry> one =
+      chunk.pieces.empty() ? std::span<const TransferEntry>(&entry, 1)
+                           : std::span<const TransferEntry>(chunk.pieces);
   const Deadline deadline = Deadline::After(io_timeout_);
   for (;;) {
     Status status = op == OpCode::kWrite ? endpoint_.PostWrite(one, slot.request, stream)

@@ -20,6 +20,11 @@
 // before the first one, so they run at the link's speed. Host copies are
 // memcpy.
 //
+// Offloaded requests (StagedEntry::gather) go the same way, every entry
+// direct: the pipeline's thread posts them a piece at a time, so that the
+// caller's Submit returns before a transport that copies inside its posts
+// (shm) has copied, and a cancel or deadline stops between pieces.
+//
 // Requests run one at a time, in submission order, on the pipeline's
 // thread (started by the first request, so a connection that never stages
 // costs nothing): a request completes when every chunk's transfer has
@@ -55,6 +60,12 @@ struct StagedEntry {
   bool bounce = true;
   // The CUDA device of the local buffer; -1 for host memory.
   int device = -1;
+  // Moved with its neighbours that gather too, in posts of at most
+  // kChunkBytes (and max_entries_per_post entries), straight from the
+  // caller's buffer: a request the engine offloads from a transport that
+  // copies inside its posts (transport::Capabilities::offload_from_bytes).
+  // Between posts the pipeline looks for a cancel. Never with `bounce`.
+  bool gather = false;
 };
 
 class StagingPipeline {
@@ -69,9 +80,11 @@ class StagingPipeline {
 
   // `endpoint`, `staging` (the connection's own registry, which the
   // endpoint sees as local memory) and `devices` outlive the pipeline.
-  // `io_timeout` bounds each wait for one chunk's transfer.
+  // `io_timeout` bounds each wait for one chunk's transfer;
+  // `max_entries_per_post` is the endpoint's (Capabilities).
   StagingPipeline(transport::Endpoint& endpoint, MemoryRegistry& staging,
-                  cuda::DeviceRuntime& devices, std::chrono::milliseconds io_timeout);
+                  cuda::DeviceRuntime& devices, std::chrono::milliseconds io_timeout,
+                  uint32_t max_entries_per_post);
   // Stop()s.
   ~StagingPipeline();
   StagingPipeline(const StagingPipeline&) = delete;
@@ -120,13 +133,15 @@ class StagingPipeline {
     uint32_t stream = 0;
     std::vector<uint8_t> notification;  // empty: none
   };
-  // One piece of an entry: the whole entry when it does not bounce.
+  // One piece of an entry: the whole entry when it does not bounce; or,
+  // for entries that gather, the pieces of one post.
   struct Chunk {
     uint8_t* local = nullptr;
     uint64_t remote = 0;
-    uint64_t length = 0;
+    uint64_t length = 0;  // gathered: of every piece
     bool bounce = false;
     int device = -1;
+    std::vector<TransferEntry> pieces;  // gathered; empty otherwise
   };
   struct Slot {
     uint8_t* memory = nullptr;  // kChunkBytes of staging memory
@@ -171,6 +186,7 @@ class StagingPipeline {
   transport::Endpoint& endpoint_;
   MemoryRegistry& staging_;
   const std::chrono::milliseconds io_timeout_;
+  const uint32_t max_entries_per_post_;
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -58,6 +58,15 @@ struct Capabilities {
   // buffer at once; a longer one, and any from device memory (its copies
   // are queued), reads it until the request completes.
   uint64_t max_inline_bytes = 0;
+  // Set by a transport whose posts move host bytes on the caller's thread
+  // (shm: memcpy into the peer's mapping): a one-sided request of this many
+  // bytes or more, the engine moves on the connection's own thread instead
+  // (core/staging_pipeline.h), in posts of at most
+  // StagingPipeline::kChunkBytes, so that Submit returns at once, the
+  // caller's work overlaps the copy, and a deadline or Engine::Cancel stops
+  // it between posts without closing the connection. 0: posts return before
+  // the bytes move (tcp, verbs), and nothing is handed over.
+  uint64_t offload_from_bytes = 0;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
   // The code a transfer into a region the peer has revoked ends with:
   // kOutOfRange where the transport checks the peer's region table itself

@@ -209,7 +209,13 @@ void ExpectEndsByItsDeadline(const std::string& transport, int signal) {
   if (posted.ok()) status = request.Wait(20s);
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_LT(took, 5s) << "the deadline did not end the request: " << status.ToString();
-  if (status.code() == StatusCode::kTimeout) {
+  // Over shm the copy is the engine's own, offloaded to the connection's
+  // thread above 4 MiB: the deadline stops it between posts and the
+  // connection stays (issue 43, item 15). Elsewhere the transport holds
+  // the work, and only closing the connection stops it.
+  if (status.code() == StatusCode::kTimeout && transport == "shm") {
+    EXPECT_TRUE(engine->GetPeerInfo(*peer).ok()) << "a stopped copy closed the connection";
+  } else if (status.code() == StatusCode::kTimeout) {
     const Status gone = engine->GetPeerInfo(*peer).status();
     EXPECT_EQ(gone.code(), StatusCode::kNotFound)
         << "a request with its work in the transport timed out and its connection stayed";

@@ -17,6 +17,10 @@ namespace shm {
 // connection.
 class ShmTransport final : public Transport {
  public:
+  // Capabilities::offload_from_bytes: requests from this size on are
+  // copied by the engine's thread, not inside Submit.
+  static constexpr uint64_t kOffloadFromBytes = uint64_t{4} << 20;
+
   std::string_view name() const override { return "shm"; }
 
   // One- and two-sided, same host only. Streams are accepted and ignored:
