@@ -363,7 +363,8 @@ class XFER_API Engine {
   // or disallowed transport), kNotSupported (no common transport, or a
   // forced one the pair cannot use), kFailedPrecondition (a forced transport
   // this host or the peer's cannot run, e.g. "verbs" without an RDMA
-  // device: the message says why), kTimeout, kConnectionLost, kIoError,
+  // device: the message says why), kTimeout, kConnectionLost (at once when
+  // nothing listens at `address`: connection refused), kIoError,
   // kProtocolError (the peer is not an xfer engine or sent garbage).
   virtual Result<PeerId> Connect(std::string_view address,
                                  const ConnectOptions& options) = 0;

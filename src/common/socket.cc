@@ -382,7 +382,7 @@ Result<Socket> ConnectOnce(const addrinfo* ai, Deadline deadline) {
 
 }  // namespace
 
-Result<Socket> ConnectTcp(const HostPort& where, Deadline deadline) {
+Result<Socket> ConnectTcp(const HostPort& where, Deadline deadline, OnRefused on_refused) {
   auto resolved = Resolve(where, false);
   if (!resolved.ok()) return resolved.status();
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> list(*resolved, &::freeaddrinfo);
@@ -395,6 +395,10 @@ Result<Socket> ConnectTcp(const HostPort& where, Deadline deadline) {
     }
     // A refused connection usually means the server is not listening yet.
     if (last.code() != StatusCode::kIoError) break;
+    if (on_refused == OnRefused::kFail) {
+      return ConnectionLost(fmt::format(
+          "{} (is the peer's engine running, and is this its listen address?)", last.message()));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   } while (!deadline.expired());
   if (deadline.expired() && last.code() == StatusCode::kIoError) {

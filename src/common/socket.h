@@ -79,10 +79,18 @@ class Socket {
   UniqueFd fd_;
 };
 
-// Connects to host:port, retrying refused connections until the deadline
-// (the peer may still be starting). Errors: kInvalidArgument (unresolvable
-// host), kTimeout, kIoError.
-Result<Socket> ConnectTcp(const HostPort& where, Deadline deadline);
+// Whether ConnectTcp tries again when nothing listens on the port.
+enum class OnRefused {
+  kRetry,  // until the deadline: the peer may still be starting (a test's
+           // client and server started together, as perftest's are)
+  kFail,   // at once: the address was given as that of a listening peer
+};
+
+// Connects to host:port. Errors: kInvalidArgument (unresolvable host),
+// kTimeout, kIoError; with OnRefused::kFail, kConnectionLost at once when
+// the connection is refused (or the host unreachable), naming the reason.
+Result<Socket> ConnectTcp(const HostPort& where, Deadline deadline,
+                          OnRefused on_refused = OnRefused::kRetry);
 
 // A listening TCP socket.
 class Listener {

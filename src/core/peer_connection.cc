@@ -177,7 +177,9 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
                                                     const std::vector<std::string>& offered,
                                                     Deadline deadline,
                                                     std::string& failed_transport) {
-  auto control = ConnectTcp(address, deadline);
+  // An engine's listen address is published once it listens: nothing
+  // there is an error now, not after connect_timeout.
+  auto control = ConnectTcp(address, deadline, OnRefused::kFail);
   if (!control.ok()) return control.status();
 
   auto channel = AuthenticatedChannel::Initiate(*control, ctx.secret, deadline);

@@ -257,6 +257,15 @@ def test_context_manager_closes_and_a_closed_engine_refuses_everything():
             other.connect(address)
 
 
+def test_a_refused_connect_fails_at_once_saying_so():
+    # Issue 43, item 27: it waited the whole connect timeout, then said TIMEOUT.
+    with xfer.Engine(listen="", connect_timeout=20.0) as engine:
+        start = time.monotonic()
+        with raises_status(StatusCode.CONNECTION_LOST, "Connection refused"):
+            engine.connect("127.0.0.1:1")
+        assert time.monotonic() - start < 5.0
+
+
 def test_one_bare_entry_is_refused_saying_how_to_pass_it():
     # Issue 43, item 27: not "must be a (...) tuple, not 140295298723840".
     with xfer.Engine(listen="") as engine:
