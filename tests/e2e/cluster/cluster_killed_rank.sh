@@ -68,4 +68,12 @@ if [[ $outcome == failed ]]; then
 else
   grep -q "rank 2" "$work/run.err" || { cat "$work/run.err"; fail "nobody named rank 2"; }
 fi
+# Issue 43, item 10: rank 0 says on stderr why the run ended, in one line
+# of its own, and the tables it printed end with their line.
+grep -q "^xfer: matrix: the run \(failed\|was interrupted\): " "$work/run.err" ||
+  { cat "$work/run.err"; fail "rank 0 did not say why the run ended"; }
+if [[ -s $work/run.out ]]; then
+  [[ $(tail -c 1 "$work/run.out" | od -An -c | tr -d ' ') == '\n' ]] ||
+    { tail -c 200 "$work/run.out"; fail "rank 0's tables end mid-line"; }
+fi
 echo "cluster_killed_rank: ok (ended ${elapsed}s after SIG$signal to rank 2)"
