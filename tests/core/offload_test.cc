@@ -21,7 +21,6 @@ namespace xfer {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 
 constexpr size_t kBigBytes = size_t{64} << 20;
 
@@ -78,17 +77,19 @@ TEST_F(OffloadTest, ALargeWriteReturnsAtOnceAndEveryByteLands) {
   testing::FillPattern(local(), kBigBytes, 7);
   std::memset(remote(), 0, kBigBytes);
   const TransferEntry entry = Entry(0, kBigBytes);
-  TransferRequest request;
-  const auto start = Clock::now();
-  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request).ok());
-  const auto returned = Clock::now() - start;
-  const bool done_at_return = request.done();
-  ASSERT_TRUE(request.Wait(30s).ok()) << request.Test().ToString();
-  const auto copied = Clock::now() - start;
-  EXPECT_FALSE(done_at_return) << "64 MiB copied inside Submit";
-  EXPECT_LT(returned * 10, copied) << "Submit took a tenth of the copy or more";
-  EXPECT_EQ(request.bytes(), kBigBytes);
-  EXPECT_EQ(std::memcmp(local(), remote(), kBigBytes), 0);
+  // A copy inside Submit is done at its return, every time; an offloaded
+  // one is not, unless this thread stalled for the whole copy after
+  // queueing it (a loaded host): a few tries tell them apart.
+  bool returned_first = false;
+  for (int attempt = 0; attempt < 5 && !returned_first; ++attempt) {
+    TransferRequest request;
+    ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request).ok());
+    returned_first = !request.done();
+    ASSERT_TRUE(request.Wait(30s).ok()) << request.Test().ToString();
+    EXPECT_EQ(request.bytes(), kBigBytes);
+    EXPECT_EQ(std::memcmp(local(), remote(), kBigBytes), 0);
+  }
+  EXPECT_TRUE(returned_first) << "64 MiB copied inside Submit, five times out of five";
   // And back: a READ of it, offloaded the same way, lands whole.
   std::memset(local(), 0, kBigBytes);
   TransferRequest read;
@@ -141,13 +142,19 @@ TEST_F(OffloadTest, ADeadlineStopsTheCopyAndTheConnectionCarriesOn) {
 
 TEST_F(OffloadTest, ACancelRightAfterSubmitEndsTheRequestAndTheConnectionCarriesOn) {
   const TransferEntry entry = Entry(0, kBigBytes);
-  TransferRequest request;
-  ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request).ok());
-  const Status cancel = initiator_->Cancel(peer_, request);
-  EXPECT_TRUE(cancel.ok()) << cancel.ToString() << ": the request had already completed";
-  const Status status = request.Wait(30s);
-  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
-  ExpectUsable();
+  // Inside Submit the copy would be over before Cancel could find it
+  // (NOT_FOUND), every time; a few tries allow for a stalled thread.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    TransferRequest request;
+    ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request).ok());
+    const Status cancel = initiator_->Cancel(peer_, request);
+    const Status status = request.Wait(30s);
+    if (!cancel.ok()) continue;  // the copy ended first
+    EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+    ExpectUsable();
+    return;
+  }
+  ADD_FAILURE() << "Cancel right after Submit never found the 64 MiB copy running";
 }
 
 TEST_F(OffloadTest, ANotificationComesAfterTheLastByteAndOrderHolds) {
