@@ -4,55 +4,25 @@
 
 #include <optional>
 
+#include "cli/value_flags.h"
+
 namespace xfer::cli {
 namespace {
 
-struct ValueFlag {
-  char short_name;          // '\0' when none
-  std::string_view long_name;
-  std::string DevicesRequest::*field;
-};
+using DevicesFlag = ValueFlag<std::string DevicesRequest::*>;
 
-constexpr ValueFlag kFlags[] = {
+constexpr DevicesFlag kDevicesFlags[] = {
     {'d', "ib-dev", &DevicesRequest::device},
     {'\0', "json", &DevicesRequest::json_path},
 };
 
-std::string DisplayName(const ValueFlag& flag) {
-  return flag.short_name != '\0'
-             ? fmt::format("-{}/--{}", flag.short_name, flag.long_name)
-             : fmt::format("--{}", flag.long_name);
-}
-
-bool IsHelp(std::string_view word) { return word == "-h" || word == "--help"; }
-
-// The flag `word` names, with its attached value if any ("-dNAME",
-// "--json=FILE"); nullptr when `word` is no known flag.
-const ValueFlag* Match(std::string_view word,
-                       std::optional<std::string>& attached) {
-  for (const ValueFlag& flag : kFlags) {
-    const std::string long_form = fmt::format("--{}", flag.long_name);
-    if (word == long_form) return &flag;
-    if (word.starts_with(long_form + "=")) {
-      attached = std::string(word.substr(long_form.size() + 1));
-      return &flag;
-    }
-    if (flag.short_name == '\0' || word.size() < 2 || word[0] != '-' ||
-        word[1] != flag.short_name) {
-      continue;
-    }
-    if (word.size() > 2) attached = std::string(word.substr(2));
-    return &flag;
-  }
-  return nullptr;
-}
-
 Status Apply(std::span<const std::string> args, DevicesRequest& request) {
-  bool seen[std::size(kFlags)] = {};
+  bool seen[std::size(kDevicesFlags)] = {};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     std::optional<std::string> value;
-    const ValueFlag* flag = Match(word, value);
+    const DevicesFlag* flag =
+        MatchValueFlag<std::string DevicesRequest::*>(kDevicesFlags, word, value);
     if (flag == nullptr) {
       if (word.starts_with('-')) {
         return InvalidArgument(fmt::format(
@@ -62,8 +32,8 @@ Status Apply(std::span<const std::string> args, DevicesRequest& request) {
           "devices: unexpected argument '{}' (use -d NAME to pick a device)",
           word));
     }
-    const std::string name = DisplayName(*flag);
-    const auto slot = static_cast<size_t>(flag - kFlags);
+    const std::string name = ValueFlagName(flag->short_name, flag->long_name);
+    const auto slot = static_cast<size_t>(flag - kDevicesFlags);
     if (seen[slot]) return InvalidArgument(name + ": Duplicated argument");
     seen[slot] = true;
     if (!value.has_value()) {
@@ -99,7 +69,7 @@ std::string DevicesHelp() {
 Result<ParsedCommand> ParseDevicesCommand(std::span<const std::string> args) {
   ParsedCommand command;
   for (const std::string& word : args) {
-    if (IsHelp(word)) {
+    if (IsHelpFlag(word)) {
       command.action = ParsedCommand::Action::kHelp;
       command.help_text = DevicesHelp();
       return command;

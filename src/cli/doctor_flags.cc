@@ -5,18 +5,16 @@
 #include <charconv>
 #include <optional>
 
+#include "cli/value_flags.h"
+
 namespace xfer::cli {
 namespace {
 
 enum class Field { kDevice, kPort, kRun, kJson, kSysfsRoot };
 
-struct ValueFlag {
-  char short_name;  // '\0' when none
-  std::string_view long_name;
-  Field field;
-};
+using DoctorFlag = ValueFlag<Field>;
 
-constexpr ValueFlag kFlags[] = {
+constexpr DoctorFlag kDoctorFlags[] = {
     {'d', "ib-dev", Field::kDevice},
     {'i', "ib-port", Field::kPort},
     {'\0', "run", Field::kRun},
@@ -24,31 +22,7 @@ constexpr ValueFlag kFlags[] = {
     {'\0', "sysfs-root", Field::kSysfsRoot},
 };
 
-std::string DisplayName(const ValueFlag& flag) {
-  return flag.short_name != '\0' ? fmt::format("-{}/--{}", flag.short_name, flag.long_name)
-                                 : fmt::format("--{}", flag.long_name);
-}
-
-bool IsHelp(std::string_view word) { return word == "-h" || word == "--help"; }
-
-// The flag `word` names, with its attached value if any; nullptr when
-// `word` is no known flag.
-const ValueFlag* Match(std::string_view word, std::optional<std::string>& attached) {
-  for (const ValueFlag& flag : kFlags) {
-    const std::string long_form = fmt::format("--{}", flag.long_name);
-    if (word == long_form) return &flag;
-    if (word.starts_with(long_form + "=")) {
-      attached = std::string(word.substr(long_form.size() + 1));
-      return &flag;
-    }
-    if (flag.short_name == '\0' || word.size() < 2 || word[0] != '-' || word[1] != flag.short_name) continue;
-    if (word.size() > 2) attached = std::string(word.substr(2));
-    return &flag;
-  }
-  return nullptr;
-}
-
-Status Store(const ValueFlag& flag, std::string value, DoctorRequest& request) {
+Status Store(const DoctorFlag& flag, std::string value, DoctorRequest& request) {
   switch (flag.field) {
     case Field::kDevice: request.device = std::move(value); return Status::Ok();
     case Field::kRun: request.run_path = std::move(value); return Status::Ok();
@@ -58,7 +32,8 @@ Status Store(const ValueFlag& flag, std::string value, DoctorRequest& request) {
       int port = 0;
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), port);
       if (error != std::errc() || end != value.data() + value.size() || port < 1 || port > 255) {
-        return InvalidArgument(fmt::format("{}: '{}' is not a port number (1 to 255)", DisplayName(flag), value));
+        return InvalidArgument(fmt::format("{}: '{}' is not a port number (1 to 255)",
+                                           ValueFlagName(flag.short_name, flag.long_name), value));
       }
       request.port = port;
       return Status::Ok();
@@ -68,11 +43,11 @@ Status Store(const ValueFlag& flag, std::string value, DoctorRequest& request) {
 }
 
 Status Apply(std::span<const std::string> args, DoctorRequest& request) {
-  bool seen[std::size(kFlags)] = {};
+  bool seen[std::size(kDoctorFlags)] = {};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     std::optional<std::string> value;
-    const ValueFlag* flag = Match(word, value);
+    const DoctorFlag* flag = MatchValueFlag<Field>(kDoctorFlags, word, value);
     if (flag == nullptr) {
       if (word.starts_with('-')) {
         return InvalidArgument(fmt::format("unknown option '{}' (see 'xfer doctor --help')", word));
@@ -80,8 +55,8 @@ Status Apply(std::span<const std::string> args, DoctorRequest& request) {
       return InvalidArgument(
           fmt::format("doctor: unexpected argument '{}' (use --run FILE to judge a run)", word));
     }
-    const std::string name = DisplayName(*flag);
-    const auto slot = static_cast<size_t>(flag - kFlags);
+    const std::string name = ValueFlagName(flag->short_name, flag->long_name);
+    const auto slot = static_cast<size_t>(flag - kDoctorFlags);
     if (seen[slot]) return InvalidArgument(name + ": Duplicated argument");
     seen[slot] = true;
     if (!value.has_value()) {
@@ -126,7 +101,7 @@ std::string DoctorHelp() {
 Result<ParsedCommand> ParseDoctorCommand(std::span<const std::string> args) {
   ParsedCommand command;
   for (const std::string& word : args) {
-    if (IsHelp(word)) {
+    if (IsHelpFlag(word)) {
       command.action = ParsedCommand::Action::kHelp;
       command.help_text = DoctorHelp();
       return command;

@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "cli/value_flags.h"
+
 namespace xfer::cli {
 namespace {
 
-bool IsHelp(std::string_view word) { return word == "-h" || word == "--help"; }
 
 // The value of -o/--output in `word` (attached) or the next word.
 Status TakeOutput(std::span<const std::string> args, size_t& i, ReportRequest& request,
@@ -114,7 +115,7 @@ std::string CompareHelp() {
 Result<ParsedCommand> ParseReportCommand(std::span<const std::string> args) {
   ParsedCommand command;
   for (const std::string& word : args) {
-    if (IsHelp(word)) {
+    if (IsHelpFlag(word)) {
       command.action = ParsedCommand::Action::kHelp;
       command.help_text = ReportHelp();
       return command;
@@ -128,7 +129,7 @@ Result<ParsedCommand> ParseReportCommand(std::span<const std::string> args) {
 Result<ParsedCommand> ParseCompareCommand(std::span<const std::string> args) {
   ParsedCommand command;
   for (const std::string& word : args) {
-    if (IsHelp(word)) {
+    if (IsHelpFlag(word)) {
       command.action = ParsedCommand::Action::kHelp;
       command.help_text = CompareHelp();
       return command;

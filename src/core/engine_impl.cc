@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/address.h"
 #include "common/request_access.h"
 #include "transport/notification_length.h"
 
@@ -19,7 +20,6 @@ namespace {
 // How often the accept loop wakes to notice the engine is stopping.
 constexpr auto kAcceptPoll = std::chrono::milliseconds(100);
 
-uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
 std::span<const uint8_t> BytesOf(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
@@ -256,7 +256,7 @@ Status EngineImpl::Disconnect(PeerId peer) {
 
 Result<MemoryKind> EngineImpl::CheckLocal(const void* address, size_t length,
                                           const char* what) const {
-  auto kind = memory_.Locate(AddressOf(address), length, Access::kNone);
+  auto kind = memory_.Locate(AddressOfPointer(address), length, Access::kNone);
   if (!kind.ok()) return kind.status().WithContext(what);
   return kind;
 }
@@ -472,7 +472,7 @@ Result<PreparedTransfers> EngineImpl::PrepareTransfers(PeerId peer,
     if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
     auto local = CheckLocal(e.local, e.length, "local buffer");
     if (!local.ok()) return local.status().WithContext(fmt::format("entry {}", i));
-    local_regions.push_back(memory_.RegionIdOf(AddressOf(e.local), e.length));
+    local_regions.push_back(memory_.RegionIdOf(AddressOfPointer(e.local), e.length));
     auto remote = connection->remote().Check(e.remote, e.length, Access::kNone);
     if (!remote.ok()) return remote.status().WithContext(fmt::format("entry {}", i));
     granted = Intersect(granted, (*remote)->access);
@@ -600,7 +600,7 @@ Status EngineImpl::RecheckLocalRegions(internal::PreparedList& list) const {
   const auto entries = list.entries();
   const auto regions = list.local_regions();
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (memory_.RegionIdOf(AddressOf(entries[i].local), entries[i].length) != regions[i]) {
+    if (memory_.RegionIdOf(AddressOfPointer(entries[i].local), entries[i].length) != regions[i]) {
       list.Invalidate(FailedPrecondition(fmt::format(
           "entry {}'s local region {} was deregistered", i, regions[i])));
       return list.why_invalid();

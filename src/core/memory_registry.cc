@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/address.h"
 #include "common/host_memory.h"
 #include "common/socket.h"
 #include "core/page_population.h"
@@ -23,7 +24,6 @@ constexpr size_t kHugePageSize = size_t{2} << 20;
 
 size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 
-uint64_t AddressOf(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
 // Backs the region with a memfd rather than anonymous memory so that the shm
 // transport can hand the descriptor to a same-host peer, which maps it and
@@ -56,7 +56,7 @@ void MemoryRegistry::Release(const Entry& entry) const {
   if (entry.pinned) (void)devices_.UnpinHost(entry.view.address);
   if (!entry.owned) return;
   if (entry.view.kind == MemoryKind::kCuda) {
-    (void)devices_.Free(AddressOf(entry.view.address));
+    (void)devices_.Free(AddressOfPointer(entry.view.address));
     return;
   }
   size_t unit = entry.view.kind == MemoryKind::kHugepage ? kHugePageSize : 4096;
@@ -137,7 +137,7 @@ Result<MemoryRegion> MemoryRegistry::AllocateDevice(size_t length, const MemoryO
 Result<MemoryRegion> MemoryRegistry::Register(void* address, size_t length, Access access) {
   if (address == nullptr) return InvalidArgument("cannot register a null address");
   if (length == 0) return InvalidArgument("cannot register a zero-length region");
-  if (AddressOf(address) > UINT64_MAX - length) {
+  if (AddressOfPointer(address) > UINT64_MAX - length) {
     return InvalidArgument("region wraps the address space");
   }
   auto what = devices_.Classify(address, length);
@@ -157,12 +157,12 @@ Result<MemoryRegion> MemoryRegistry::Insert(Entry entry) {
   std::lock_guard lock(mu_);
   // Checked here, under the lock that inserts, so that two racing
   // registrations of overlapping ranges cannot both pass.
-  if (OverlapsLocked(AddressOf(entry.view.address), entry.view.length)) {
+  if (OverlapsLocked(AddressOfPointer(entry.view.address), entry.view.length)) {
     return InvalidArgument(fmt::format("[{}, +{}) overlaps a registered region",
                                        entry.view.address, entry.view.length));
   }
   entry.view.id = next_id_++;
-  by_address_.emplace(AddressOf(entry.view.address), entry);
+  by_address_.emplace(AddressOfPointer(entry.view.address), entry);
   if (entry.view.kind == MemoryKind::kCuda) pin_host_ = true;
   if (pin_host_) {
     // A refusal leaves a region pageable, see the header.
@@ -207,7 +207,7 @@ bool MemoryRegistry::OverlapsLocked(uint64_t address, uint64_t length) const {
   if (next != by_address_.end() && next->first < address + length) return true;
   if (next == by_address_.begin()) return false;
   const auto& prev = std::prev(next)->second.view;
-  return AddressOf(prev.address) + prev.length > address;
+  return AddressOfPointer(prev.address) + prev.length > address;
 }
 
 Status MemoryRegistry::Deregister(
@@ -216,7 +216,7 @@ Status MemoryRegistry::Deregister(
   Entry removed;
   {
     std::lock_guard lock(mu_);
-    auto it = by_address_.find(AddressOf(region.address));
+    auto it = by_address_.find(AddressOfPointer(region.address));
     if (it == by_address_.end() || it->second.view.id != region.id) {
       return NotFound(fmt::format("no registered region {} at {}", region.id, region.address));
     }
@@ -268,7 +268,7 @@ std::vector<RemoteRegion> DescribeRegions(const std::vector<transport::LocalRegi
   std::vector<RemoteRegion> table;
   for (const auto& view : views) {
     table.push_back(
-        {view.id, AddressOf(view.address), view.length, view.access, view.kind, view.device});
+        {view.id, AddressOfPointer(view.address), view.length, view.access, view.kind, view.device});
   }
   return table;
 }

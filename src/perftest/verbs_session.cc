@@ -25,7 +25,6 @@ using bench::Verb;
 constexpr int32_t kMaxCycleBuffer = 1 << 24;
 constexpr int32_t kMaxCacheLine = 4096;
 // UD receive buffers hold the 40-byte GRH before the payload.
-constexpr uint64_t kGrhBytes = 40;
 
 bool IsReadLike(Verb verb) { return verb == Verb::kRead || verb == Verb::kAtomic; }
 

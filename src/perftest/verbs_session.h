@@ -24,6 +24,10 @@
 
 namespace xfer::perftest {
 
+// A UD receive buffer holds the 40-byte Global Routing Header before the
+// payload: perftest sizes its buffers and receives size + 40.
+inline constexpr uint64_t kGrhBytes = 40;
+
 // What the prologue settled.
 struct AgreedSettings {
   std::string peer_version;

@@ -9,7 +9,6 @@ namespace {
 
 using bench::Verb;
 
-constexpr uint64_t kGrhBytes = 40;
 
 ibv_wr_opcode OpcodeFor(Verb verb, bench::AtomicType atomic) {
   switch (verb) {

@@ -61,7 +61,6 @@ json LatUnitsObject(bool duration_mode) {
   return units;
 }
 
-std::string_view OnOff(bool on) { return on ? "ON" : "OFF"; }
 
 // One QP's key message, with the fields its header line prints.
 json QpAddressObject(const bench::QpAddress& address, bench::Verb verb) {

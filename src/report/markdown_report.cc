@@ -12,7 +12,7 @@ namespace {
 
 
 // Headers keep their "<br>" (the seed's two-line column names).
-std::string HeaderText(const std::string& header) {
+std::string MarkdownHeaderText(const std::string& header) {
   std::string out;
   size_t start = 0;
   for (size_t br; (br = header.find("<br>", start)) != std::string::npos; start = br + 4) {
@@ -38,11 +38,11 @@ std::string CodeSpan(const std::string& text) {
   return fmt::format("{0}{2}{1}{2}{0}", fence, one_line, pad ? " " : "");
 }
 
-std::string Table(const RunTable& table) {
+std::string MarkdownTable(const RunTable& table) {
   std::string text = fmt::format("{}:\n\n|", MarkdownEscape(table.caption));
   std::string align = "|";
   for (const std::string& header : table.header) {
-    text += fmt::format(" {} |", HeaderText(header));
+    text += fmt::format(" {} |", MarkdownHeaderText(header));
     align += " ---: |";
   }
   text += "\n" + align + "\n";
@@ -71,7 +71,7 @@ std::string RenderMarkdownReport(std::span<const RunDocument> runs) {
     for (const RunTable& table : RunTables(run)) {
       if (!first) text += "\n";
       first = false;
-      text += Table(table);
+      text += MarkdownTable(table);
     }
   }
   return text;

@@ -33,7 +33,6 @@ void AppendPair(std::string* out, std::string_view left_label,
                       right_label, right_value);
 }
 
-std::string_view OnOff(bool on) { return on ? "ON" : "OFF"; }
 
 // C's "%#0<width>x": zero-padded to width with the "0x" counted in it, but
 // no "0x" at all for 0 (printf's alternate form never prefixes a zero).

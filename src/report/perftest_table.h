@@ -29,6 +29,9 @@
 
 namespace xfer::report {
 
+// How perftest's header and --out_json say a switch: "ON" or "OFF".
+inline std::string_view OnOff(bool on) { return on ? "ON" : "OFF"; }
+
 // perftest's RESULT_LINE: 87 '-' and a newline.
 std::string ResultLine();
 

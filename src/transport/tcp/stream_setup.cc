@@ -21,7 +21,6 @@ constexpr size_t kSetupMessageSize =
     20;  // u32 magic, u16 version, u16 port, u32 streams, u64 token
 constexpr uint32_t kHelloMagic = 0x4c484358;  // "XCHL"
 constexpr size_t kHelloSize = 16;             // u32 magic, u32 index, u64 token
-constexpr uint32_t kMaxStreams = 64;
 
 struct SetupMessage {
   uint16_t port = 0;

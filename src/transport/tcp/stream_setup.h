@@ -25,6 +25,9 @@
 
 namespace xfer::transport::tcp {
 
+// The most data streams (socket pairs) one connection opens.
+inline constexpr uint32_t kMaxStreams = 64;
+
 // The data sockets of one connection, each tuned (TCP_NODELAY, buffers).
 struct StreamSockets {
   std::vector<Socket> outgoing;  // opened by us; index = our stream number

@@ -4,12 +4,12 @@
 
 #include "transport/option_reader.h"
 #include "transport/tcp/device_staging.h"
+#include "transport/tcp/stream_setup.h"
 #include "transport/tcp/tcp_endpoint.h"
 
 namespace xfer::transport::tcp {
 namespace {
 
-constexpr uint32_t kMaxStreams = 64;
 constexpr int kPreference = 10;
 
 }  // namespace
