@@ -82,8 +82,13 @@ Result<RingMapping> RingMapping::Create() {
   }
   auto base = MapRing(fd.get());
   if (!base.ok()) return base.status();
-  // The memfd starts zero-filled: an empty ring, not armed.
-  return RingMapping(std::move(fd), *base);
+  // The memfd starts zero-filled: an empty ring. Armed, though: a reader
+  // may already sleep in GetNotifications, having armed the rings of the
+  // connections it knew, before this one existed; the first notification
+  // rings the doorbell, and the reader's own polls take over from there.
+  RingMapping mapping(std::move(fd), *base);
+  std::atomic_ref<uint32_t>(mapping.armed()).store(1, std::memory_order_seq_cst);
+  return mapping;
 }
 
 Result<RingMapping> RingMapping::Map(UniqueFd fd) {

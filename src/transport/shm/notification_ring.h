@@ -27,7 +27,9 @@
 //             was read). Arm: armed = 1 (seq_cst); then look at tail
 //             (seq_cst): a receiver that arms and finds nothing new gets a
 //             doorbell for the next notification (Dekker, as
-//             revocation_table.h).
+//             revocation_table.h). A new ring starts armed: its first
+//             notification rings, for a reader that went to sleep before
+//             the connection existed.
 //
 // Guards against bugs, not malice (as revocation_table.h): the receiver
 // checks what it reads (the count published, each length) and fails the
