@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/input_file.h"
 
@@ -121,14 +119,13 @@ Result<std::vector<RunMeasurement>> MatrixMeasurements(const std::string& path, 
 Result<std::vector<RunMeasurement>> LoadRunFile(const std::string& path, RunOutcome* outcome) {
   auto read = ReadInputFile(path, kMaxRunFileBytes);
   if (!read.ok()) return read.status().WithContext("--run");
-  std::ostringstream text;
-  text << *read;
+  const std::string& text = *read;
   json document;
-  if (text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return FileError(path, "the file is empty: expected the --json document of an xfer run");
   }
   try {
-    document = json::parse(text.str());
+    document = json::parse(text);
   } catch (const json::exception& error) {
     // Every nlohmann exception, not only parse_error: 1e999 throws
     // out_of_range, and the file is untrusted. In xfer's words: without
