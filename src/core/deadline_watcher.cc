@@ -53,7 +53,6 @@ Result<DeadlineWatcher::Entry*> DeadlineWatcher::Arm(TransferRequest& request, P
 void DeadlineWatcher::Start(Entry* entry) {
   {
     std::lock_guard lock(mu_);
-    entry->started_ = true;
     due_.push({entry->at_, entry});
   }
   wake_.notify_all();
@@ -113,17 +112,22 @@ void DeadlineWatcher::Reap() {
   if (entries_.size() < compacted_at_) return;
   // Requests that met their deadline leave their entries behind until it
   // passes; when they pile up, drop them, due items and all.
+  // Each entry is judged once, here: a request may finish between two looks,
+  // and an entry freed must be one whose due item was dropped. Only entries
+  // with a due item are judged: one armed and not yet started belongs to a
+  // post under way on another thread, which will still Start() it.
   std::vector<Due> kept;
   kept.reserve(due_.size());
   while (!due_.empty()) {
-    if (!finished(*due_.top().entry)) kept.push_back(due_.top());
+    const Due due = due_.top();
     due_.pop();
+    if (finished(*due.entry)) {
+      due.entry->dropped_ = true;
+    } else {
+      kept.push_back(due);
+    }
   }
-  // Only started ones: an entry armed and not yet started belongs to a post
-  // under way on another thread, which will still Start() it.
-  std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
-    return e->started_ && finished(*e);
-  });
+  std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) { return e->dropped_; });
   for (const Due& d : kept) due_.push(d);
   compacted_at_ = std::max<size_t>(1024, 2 * entries_.size());
 }

@@ -99,7 +99,7 @@ class DeadlineWatcher::Entry final : public internal::CompletionWatch {
   const PeerId peer_;
   const std::chrono::steady_clock::time_point at_;
   bool expired_ = false;  // the watcher's thread only
-  bool started_ = false;  // GUARDED_BY(the watcher's mu_): its due item was queued
+  bool dropped_ = false;  // the watcher's thread only: its due item was dropped by Reap()
 };
 
 }  // namespace xfer::core
