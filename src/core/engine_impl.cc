@@ -30,56 +30,9 @@ EngineOptions WithoutSecret(EngineOptions options) {
   return options;
 }
 
-// Posts a checked, direct (not staged) request with `post`, then its
-// notification if it has one, as one request: the hold keeps the
-// transfer's completion from ending it before the notification has joined.
-template <typename Post>
-Status PostThenNotify(transport::Endpoint& endpoint, Post&& post, TransferRequest& request,
-                      uint32_t stream, std::span<const uint8_t> notification) {
-  if (notification.empty()) return post();
-  internal::RequestAccess::Hold(request);
-  if (Status posted = post(); !posted.ok()) {
-    internal::RequestAccess::Abandon(request);
-    return posted;
-  }
-  // The transfer is under way: a notification the transport refuses now
-  // (its queues filled meanwhile, the connection failed) is the request's
-  // final status, and the peer never sees it.
-  Status notified = endpoint.PostNotify(notification, request, stream);
-  internal::RequestAccess::Release(
-      request, notified.WithContext("the transfer started, its notification was not sent"));
-  return Status::Ok();
-}
-
 Access Intersect(Access a, Access b) {
   return static_cast<Access>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
 }
-
-// Entries of a list a selection takes, gathered where they are not one
-// contiguous range: on the stack for the common batch, else on the heap.
-class GatheredEntries {
- public:
-  GatheredEntries(std::span<const TransferEntry> all,
-                  const transport::PreparedSelection& selection) {
-    if (selection.indices.empty()) {
-      view_ = all.subspan(selection.first, selection.count);
-      return;
-    }
-    TransferEntry* out = stack_.data();
-    if (selection.size() > stack_.size()) {
-      heap_.resize(selection.size());
-      out = heap_.data();
-    }
-    for (size_t i = 0; i < selection.size(); ++i) out[i] = all[selection.indices[i]];
-    view_ = {out, selection.size()};
-  }
-  std::span<const TransferEntry> view() const { return view_; }
-
- private:
-  std::array<TransferEntry, 64> stack_;
-  std::vector<TransferEntry> heap_;
-  std::span<const TransferEntry> view_;
-};
 
 }  // namespace
 
@@ -101,7 +54,8 @@ EngineImpl::EngineImpl(const EngineOptions& options, std::optional<SharedSecret>
                                   "its transport held it, which only closing the connection "
                                   "stops");
                    (void)Disconnect(peer);
-                 }) {
+                 }),
+      submit_(peers_, closed_, memory_, *devices_, deadlines_) {
   if (listener_) accept_thread_ = std::thread([this] { AcceptLoop(); });
 }
 
@@ -254,99 +208,20 @@ Status EngineImpl::Disconnect(PeerId peer) {
   return Status::Ok();
 }
 
-Result<MemoryKind> EngineImpl::CheckLocal(const void* address, size_t length,
-                                          const char* what) const {
-  auto kind = memory_.Locate(AddressOfPointer(address), length, Access::kNone);
-  if (!kind.ok()) return kind.status().WithContext(what);
-  return kind;
-}
-
-// Every transport's messages are copied by the CPU, which cannot touch
-// device memory.
-Status EngineImpl::CheckMessageMemory(MemoryKind kind) {
-  if (kind != MemoryKind::kCuda) return Status::Ok();
-  return NotSupported(
-      "send/recv of CUDA device memory is not supported on any transport; WRITE and READ move it");
-}
-
-// Memory only travels on a transport that says it carries its kind, or,
-// on this side, through the connection's staging.
-Status EngineImpl::CheckCarried(const PeerConnection& connection, MemoryKind local,
-                                MemoryKind remote) const {
-  const transport::Capabilities& caps = connection.capabilities();
-  const bool local_moves = caps.Carries(local) || connection.Stages(local);
-  if (local_moves && caps.Carries(remote)) return Status::Ok();
-  const MemoryKind missing = local_moves ? remote : local;
-  std::string why = fmt::format(
-      "the {} transport does not carry {} memory in this build ({} memory on this side, {} "
-      "memory on the peer's)",
-      connection.info().transport,
-      missing == MemoryKind::kCuda ? "CUDA device" : MemoryKindName(missing),
-      MemoryKindName(local), MemoryKindName(remote));
-  if (!local_moves) why += "; device path 'direct' forbids staging it";
-  return NotSupported(why);
-}
-
-Status EngineImpl::CheckOneSided(const PeerConnection& connection, size_t entries) {
-  const transport::Capabilities& caps = connection.capabilities();
-  if (!caps.one_sided) {
-    return NotSupported(
-        fmt::format("the {} transport has no one-sided READ/WRITE", connection.info().transport));
-  }
-  if (entries > caps.max_entries_per_post) {
-    return InvalidArgument(fmt::format(
-        "a batch of {} entries is longer than the {} transport takes at once ({}); split it over "
-        "several requests",
-        entries, connection.info().transport, caps.max_entries_per_post));
-  }
-  return Status::Ok();
-}
-
-Status EngineImpl::CheckNotifications(const PeerConnection& connection) {
-  if (connection.capabilities().notifications) return Status::Ok();
-  return NotSupported(
-      fmt::format("the {} transport carries no notifications", connection.info().transport));
-}
-
-Status EngineImpl::CheckTwoSided(const PeerConnection& connection) {
-  if (connection.capabilities().two_sided) return Status::Ok();
-  return NotSupported(
-      fmt::format("the {} transport has no send/recv", connection.info().transport));
-}
-
 Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                           TransferRequest& request, uint32_t stream) {
-  return SubmitTo(peer, op, entries, request, stream, {});
+  return submit_.Post({.peer = peer, .what = TransferOperation{op, entries}, .stream = stream},
+                      request);
 }
 
 Status EngineImpl::Submit(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
                           TransferRequest& request, const SubmitOptions& options) {
-  if (!options.notification.empty()) {
-    XFER_RETURN_IF_ERROR(transport::CheckNotificationLength(options.notification.size()));
-  }
-  return WithDeadline(peer, request, options.timeout, [&] {
-    return SubmitTo(peer, op, entries, request, options.stream, BytesOf(options.notification));
-  });
-}
-
-template <typename Post>
-Status EngineImpl::WithDeadline(PeerId peer, TransferRequest& request,
-                                std::chrono::nanoseconds timeout, Post&& post) {
-  if (timeout.count() < 0) return InvalidArgument("a negative request timeout");
-  if (timeout.count() == 0) return post();
-  if (internal::RequestAccess::InFlight(request)) {
-    return InvalidArgument("request is already in flight");
-  }
-  auto armed = deadlines_.Arm(request, peer, timeout);
-  if (!armed.ok()) return armed.status();
-  DeadlineWatcher::Entry* watch = *armed;
-  Status posted = post();
-  if (!posted.ok()) {
-    deadlines_.Cancel(watch, request);
-    return posted;
-  }
-  deadlines_.Start(watch);
-  return posted;
+  return submit_.Post({.peer = peer,
+                       .what = TransferOperation{op, entries},
+                       .stream = options.stream,
+                       .notification = BytesOf(options.notification),
+                       .timeout = options.timeout},
+                      request);
 }
 
 bool EngineImpl::ExpireRequest(PeerId peer, TransferRequest& request) {
@@ -382,72 +257,11 @@ Status EngineImpl::Cancel(PeerId peer, TransferRequest& request) {
   return Status::Ok();
 }
 
-Status EngineImpl::SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
-                            TransferRequest& request, uint32_t stream,
-                            std::span<const uint8_t> notification) {
-  if (entries.empty()) return InvalidArgument("empty transfer batch");
-  if (internal::RequestAccess::InFlight(request)) {
-    return InvalidArgument("request is already in flight");
-  }
-  auto connection = peers_.Find(peer);
-  if (!connection) return closed_.NoPeer(peer);
-  XFER_RETURN_IF_ERROR(CheckOneSided(*connection, entries.size()));
-  if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
-  const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
-  bool stages = false;
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const TransferEntry& e = entries[i];
-    bytes += e.length;
-    if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
-    auto local = CheckLocal(e.local, e.length, "local buffer");
-    if (!local.ok()) return local.status();
-    auto remote = connection->remote().Check(e.remote, e.length, needed);
-    if (!remote.ok()) return remote.status().WithContext(fmt::format("entry {}", i));
-    if (Status carried = CheckCarried(*connection, *local, (*remote)->kind); !carried.ok()) {
-      return carried.WithContext(fmt::format("entry {}", i));
-    }
-    stages = stages || connection->Stages(*local);
-  }
-  // A compare, not a division, in the common case of an in-range stream.
-  const uint32_t streams = connection->info().streams;
-  if (stream >= streams) stream %= streams;
-  // While staged requests are pending, a direct one queues behind them:
-  // requests on one stream complete in posting order. A large request on a
-  // transport that copies inside its posts is moved by the pipeline's
-  // thread too (offloaded), so that this call returns at once.
-  const bool offload = connection->Offloads(bytes);
-  if (stages || offload || connection->staging().busy()) {
-    auto staged = StagedEntries(*connection, entries, offload);
-    if (!staged.ok()) return staged.status();
-    return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
-  }
-  auto& endpoint = connection->endpoint();
-  return PostThenNotify(
-      endpoint,
-      [&] {
-        return op == OpCode::kWrite ? endpoint.PostWrite(entries, request, stream)
-                                    : endpoint.PostRead(entries, request, stream);
-      },
-      request, stream, notification);
-}
-
 Status EngineImpl::Notify(PeerId peer, std::string_view message, TransferRequest& request,
                           uint32_t stream) {
-  XFER_RETURN_IF_ERROR(transport::CheckNotificationLength(message.size()));
-  if (internal::RequestAccess::InFlight(request)) {
-    return InvalidArgument("request is already in flight");
-  }
-  auto connection = peers_.Find(peer);
-  if (!connection) return closed_.NoPeer(peer);
-  XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
-  const uint32_t streams = connection->info().streams;
-  if (stream >= streams) stream %= streams;
-  // Behind staged requests still running: they were posted before.
-  if (connection->staging().busy()) {
-    return connection->staging().Submit(OpCode::kWrite, {}, request, stream, BytesOf(message));
-  }
-  return connection->endpoint().PostNotify(BytesOf(message), request, stream);
+  return submit_.Post(
+      {.peer = peer, .what = NotifyOperation{}, .stream = stream, .notification = BytesOf(message)},
+      request);
 }
 
 Result<PreparedTransfers> EngineImpl::PrepareTransfers(PeerId peer,
@@ -459,7 +273,7 @@ Result<PreparedTransfers> EngineImpl::PrepareTransfers(PeerId peer,
   }
   auto connection = peers_.Find(peer);
   if (!connection) return closed_.NoPeer(peer);
-  XFER_RETURN_IF_ERROR(CheckOneSided(*connection, 1));
+  XFER_RETURN_IF_ERROR(SubmitPipeline::CheckOneSided(*connection, 1));
   // Before the checks: a deregistration racing them makes the first
   // submission look again.
   const uint64_t removals = memory_.removals();
@@ -469,17 +283,11 @@ Result<PreparedTransfers> EngineImpl::PrepareTransfers(PeerId peer,
   bool stages = false;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TransferEntry& e = entries[i];
-    if (e.length == 0) return InvalidArgument(fmt::format("entry {} has zero length", i));
-    auto local = CheckLocal(e.local, e.length, "local buffer");
-    if (!local.ok()) return local.status().WithContext(fmt::format("entry {}", i));
+    auto checked = submit_.CheckEntry(*connection, e, i, Access::kNone);
+    if (!checked.ok()) return checked.status();
     local_regions.push_back(memory_.RegionIdOf(AddressOfPointer(e.local), e.length));
-    auto remote = connection->remote().Check(e.remote, e.length, Access::kNone);
-    if (!remote.ok()) return remote.status().WithContext(fmt::format("entry {}", i));
-    granted = Intersect(granted, (*remote)->access);
-    if (Status carried = CheckCarried(*connection, *local, (*remote)->kind); !carried.ok()) {
-      return carried.WithContext(fmt::format("entry {}", i));
-    }
-    stages = stages || connection->Stages(*local);
+    granted = Intersect(granted, checked->remote->access);
+    stages = stages || checked->stages;
   }
   auto list = std::make_shared<internal::PreparedList>(
       peer, &*connection, std::vector<TransferEntry>(entries.begin(), entries.end()),
@@ -509,9 +317,11 @@ Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op, ui
     return InvalidArgument(fmt::format("entries [{}, +{}) are not in the {}-entry prepared list",
                                        first, count, size));
   }
-  return WithDeadline(list->peer(), request, options.timeout, [&] {
-    return SubmitSelection(*list, op, {first, count, {}}, request, options);
-  });
+  return submit_.Post({.what = PreparedOperation{list, op, {first, count, {}}},
+                       .stream = options.stream,
+                       .notification = BytesOf(options.notification),
+                       .timeout = options.timeout},
+                      request);
 }
 
 Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op,
@@ -531,83 +341,11 @@ Status EngineImpl::SubmitPrepared(const PreparedTransfers& handle, OpCode op,
                                          indices[i], i, size));
     }
   }
-  return WithDeadline(list->peer(), request, options.timeout, [&] {
-    return SubmitSelection(*list, op, {0, 0, indices}, request, options);
-  });
-}
-
-Status EngineImpl::SubmitSelection(internal::PreparedList& list, OpCode op,
-                                   const transport::PreparedSelection& selection,
-                                   TransferRequest& request, const SubmitOptions& options) {
-  if (internal::RequestAccess::InFlight(request)) {
-    return InvalidArgument("request is already in flight");
-  }
-  if (list.invalid()) return list.why_invalid();
-  if (memory_.removals() != list.removals_seen()) XFER_RETURN_IF_ERROR(RecheckLocalRegions(list));
-  const Access needed = op == OpCode::kWrite ? Access::kRemoteWrite : Access::kRemoteRead;
-  if (!HasAccess(list.granted(), needed)) {
-    return PermissionDenied(fmt::format("a region of the prepared list does not grant remote {}",
-                                        op == OpCode::kWrite ? "write" : "read"));
-  }
-  const std::span<const uint8_t> notification = BytesOf(options.notification);
-  if (!notification.empty()) {
-    XFER_RETURN_IF_ERROR(transport::CheckNotificationLength(notification.size()));
-  }
-  auto connection = peers_.Find(list.peer());
-  if (!connection || &*connection != list.connection()) {
-    return NotFound(fmt::format("the prepared list's connection to peer {} is closed", list.peer()));
-  }
-  XFER_RETURN_IF_ERROR(CheckOneSided(*connection, selection.size()));
-  if (!notification.empty()) XFER_RETURN_IF_ERROR(CheckNotifications(*connection));
-  uint32_t stream = options.stream;
-  const uint32_t streams = connection->info().streams;
-  if (stream >= streams) stream %= streams;
-  // The bytes of the selection, only where they decide something.
-  uint64_t bytes = 0;
-  if (connection->capabilities().offload_from_bytes != 0) {
-    for (size_t i = 0; i < selection.size(); ++i) bytes += list.entries()[selection[i]].length;
-  }
-  const bool offload = connection->Offloads(bytes);
-  if (list.stages() || offload || connection->staging().busy()) {
-    const GatheredEntries gathered(list.entries(), selection);
-    auto staged = StagedEntries(*connection, gathered.view(), offload);
-    if (!staged.ok()) return staged.status();
-    return connection->staging().Submit(op, std::move(*staged), request, stream, notification);
-  }
-  auto& endpoint = connection->endpoint();
-  if (const transport::PreparedBatch* batch = list.batch()) {
-    Status status = PostThenNotify(
-        endpoint,
-        [&] { return endpoint.PostPrepared(*batch, list.entries(), selection, op, request, stream); },
-        request, stream, notification);
-    // The transport found a region the peer revoked: the list can never
-    // be submitted whole again.
-    if (status.code() == StatusCode::kOutOfRange) list.Invalidate(status);
-    return status;
-  }
-  const GatheredEntries gathered(list.entries(), selection);
-  return PostThenNotify(
-      endpoint,
-      [&] {
-        return op == OpCode::kWrite ? endpoint.PostWrite(gathered.view(), request, stream)
-                                    : endpoint.PostRead(gathered.view(), request, stream);
-      },
-      request, stream, notification);
-}
-
-Status EngineImpl::RecheckLocalRegions(internal::PreparedList& list) const {
-  const uint64_t removals = memory_.removals();
-  const auto entries = list.entries();
-  const auto regions = list.local_regions();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (memory_.RegionIdOf(AddressOfPointer(entries[i].local), entries[i].length) != regions[i]) {
-      list.Invalidate(FailedPrecondition(fmt::format(
-          "entry {}'s local region {} was deregistered", i, regions[i])));
-      return list.why_invalid();
-    }
-  }
-  list.set_removals_seen(removals);
-  return Status::Ok();
+  return submit_.Post({.what = PreparedOperation{list, op, {0, 0, indices}},
+                       .stream = options.stream,
+                       .notification = BytesOf(options.notification),
+                       .timeout = options.timeout},
+                      request);
 }
 
 std::vector<Notification> EngineImpl::GetNotifications(std::chrono::nanoseconds timeout,
@@ -630,55 +368,14 @@ void EngineImpl::ForEachEndpoint(PeerId peer,
   for (const auto& connection : peers_.Connections()) action(connection->endpoint());
 }
 
-Result<std::vector<StagedEntry>> EngineImpl::StagedEntries(
-    const PeerConnection& connection, std::span<const TransferEntry> entries, bool offload) const {
-  std::vector<StagedEntry> staged;
-  staged.reserve(entries.size());
-  for (const TransferEntry& e : entries) {
-    // Checked by Submit a moment ago, unless the caller deregistered it
-    // meanwhile.
-    auto kind = CheckLocal(e.local, e.length, "local buffer");
-    if (!kind.ok()) return kind.status();
-    int device = -1;
-    if (*kind == MemoryKind::kCuda) {
-      auto info = devices_->Classify(e.local, e.length);
-      if (info.ok() && info->device) device = info->ordinal;
-    }
-    const bool bounce = connection.Stages(*kind);
-    staged.push_back({e, bounce, device, offload && !bounce});
-  }
-  return staged;
-}
-
 Status EngineImpl::PostSend(PeerId peer, const void* data, size_t length,
                             TransferRequest& request, uint32_t stream) {
-  if (length == 0) return InvalidArgument("zero-length send");
-  if (internal::RequestAccess::InFlight(request)) {
-    return InvalidArgument("request is already in flight");
-  }
-  auto kind = CheckLocal(data, length, "send buffer");
-  if (!kind.ok()) return kind.status();
-  XFER_RETURN_IF_ERROR(CheckMessageMemory(*kind));
-  auto connection = peers_.Find(peer);
-  if (!connection) return closed_.NoPeer(peer);
-  XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
-  const uint32_t streams = connection->info().streams;
-  return connection->endpoint().PostSend(data, length, request,
-                                         stream < streams ? stream : stream % streams);
+  return submit_.Post({.peer = peer, .what = SendOperation{data, length}, .stream = stream},
+                      request);
 }
 
 Status EngineImpl::PostRecv(PeerId peer, void* buffer, size_t capacity, TransferRequest& request) {
-  if (capacity == 0) return InvalidArgument("zero-capacity receive");
-  if (internal::RequestAccess::InFlight(request)) {
-    return InvalidArgument("request is already in flight");
-  }
-  auto kind = CheckLocal(buffer, capacity, "receive buffer");
-  if (!kind.ok()) return kind.status();
-  XFER_RETURN_IF_ERROR(CheckMessageMemory(*kind));
-  auto connection = peers_.Find(peer);
-  if (!connection) return closed_.NoPeer(peer);
-  XFER_RETURN_IF_ERROR(CheckTwoSided(*connection));
-  return connection->endpoint().PostRecv(buffer, capacity, request);
+  return submit_.Post({.peer = peer, .what = RecvOperation{buffer, capacity}}, request);
 }
 
 }  // namespace xfer::core

@@ -22,6 +22,7 @@
 #include "core/peer_table.h"
 #include "core/prepared_list.h"
 #include "core/shared_secret.h"
+#include "core/submit_pipeline.h"
 #include "xfer/engine.h"
 
 namespace xfer::core {
@@ -70,45 +71,14 @@ class EngineImpl final : public Engine {
   // it to its notification sink and pins host memory if the peer has
   // device memory.
   Result<PeerId> Publish(std::unique_ptr<PeerConnection> connection);
-  // Submit's work: `notification` empty or checked.
-  Status SubmitTo(PeerId peer, OpCode op, std::span<const TransferEntry> entries,
-                  TransferRequest& request, uint32_t stream,
-                  std::span<const uint8_t> notification);
-  // Posts with `post` under the request's deadline, if it has one: the
-  // watch is armed before the post and started once the post succeeded.
-  template <typename Post>
-  Status WithDeadline(PeerId peer, TransferRequest& request, std::chrono::nanoseconds timeout,
-                      Post&& post);
   // The deadline watcher's verdict on an expired request (DeadlineWatcher).
   bool ExpireRequest(PeerId peer, TransferRequest& request);
-  // SubmitPrepared's work once the selection is checked against the list.
-  Status SubmitSelection(internal::PreparedList& list, OpCode op,
-                         const transport::PreparedSelection& selection, TransferRequest& request,
-                         const SubmitOptions& options);
-  // Looks for every local region of `list` again after a deregistration;
-  // invalidates the list, and says why, when one is gone.
-  Status RecheckLocalRegions(internal::PreparedList& list) const;
   // One line naming the refused peer and why, to options_.refusal_log.
   void LogRefusal(const std::string& from, const Status& why) const;
   ConnectContext Context();
   // A peer with device regions may meet this side's host regions in device
   // copies (shm's CUDA IPC, a staged transfer): they must then be pinned.
   void PinIfPeerHasDeviceMemory(PeerId peer);
-  Result<MemoryKind> CheckLocal(const void* address, size_t length, const char* what) const;
-  Status CheckCarried(const PeerConnection& connection, MemoryKind local, MemoryKind remote) const;
-  // kNotSupported / kInvalidArgument when the connection's transport lacks
-  // what the call needs (Capabilities).
-  static Status CheckOneSided(const PeerConnection& connection, size_t entries);
-  // `entries` (checked) as the connection's staging pipeline moves them;
-  // `offload`: the direct ones gather (PeerConnection::Offloads).
-  Result<std::vector<StagedEntry>> StagedEntries(const PeerConnection& connection,
-                                                 std::span<const TransferEntry> entries,
-                                                 bool offload = false) const;
-  static Status CheckTwoSided(const PeerConnection& connection);
-  // kNotSupported when the connection's transport carries no notifications.
-  static Status CheckNotifications(const PeerConnection& connection);
-  // kNotSupported for memory no transport sends or receives.
-  static Status CheckMessageMemory(MemoryKind kind);
 
   const EngineOptions options_;  // its `secret` emptied: the key lives in secret_
   const std::optional<SharedSecret> secret_;
@@ -135,6 +105,7 @@ class EngineImpl final : public Engine {
   ClosedPeers closed_;
   DeadlineWatcher deadlines_;
   PeerTable peers_;
+  SubmitPipeline submit_;  // every operation's one way to a transport
 
   std::mutex accepted_mu_;
   std::condition_variable accepted_cv_;

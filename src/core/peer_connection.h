@@ -64,6 +64,13 @@ class PeerConnection {
            (device_path_ == DevicePath::kAuto && !capabilities_.Carries(kind));
   }
 
+  // The connection's stream a caller's `stream` maps to: any value is
+  // taken, modulo the streams the connection has (a compare, not a
+  // division, for one in range).
+  uint32_t StreamOf(uint32_t stream) const {
+    return stream < info_.streams ? stream : stream % info_.streams;
+  }
+
   // Whether a one-sided request of `bytes` is moved by the connection's
   // thread rather than inside the post (Capabilities::offload_from_bytes).
   bool Offloads(uint64_t bytes) const {

@@ -16,7 +16,7 @@
 
 #include "common/request_access.h"
 #include "core/deadline_watcher.h"
-#include "support/test_engine.h"
+#include "support/connected_test_engines.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "two_process.h"
@@ -38,7 +38,8 @@ bool AllZero(const uint8_t* p, size_t n) {
   return true;
 }
 
-class CancelTest : public ::testing::TestWithParam<std::string> {
+class CancelTest : public ::testing::TestWithParam<std::string>,
+                   protected testing::ConnectedTestEngines {
  protected:
   void SetUp() override {
     if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
@@ -48,23 +49,11 @@ class CancelTest : public ::testing::TestWithParam<std::string> {
   // Two engines in this process; the initiator stages every buffer when
   // `staged`, so that requests queue in its pipeline.
   void Connect(DevicePath path) {
-    const auto devices = testing::TestVerbsDevices();
-    target_ = testing::MakeTestEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
-                               DevicePath::kAuto, 5000ms);
-    initiator_ =
-        testing::MakeTestEngine(GetParam(), "initiator", "", devices.initiator, path, 5000ms);
-    ASSERT_TRUE(target_ && initiator_);
-    auto mine = initiator_->AllocateMemory(kCancelRegion, {});
-    auto theirs = target_->AllocateMemory(kCancelRegion, {});
-    ASSERT_TRUE(mine.ok() && theirs.ok());
-    local_ = *mine;
-    remote_ = *theirs;
-    ConnectOptions options;
-    options.transport = GetParam();
-    auto peer = initiator_->Connect(target_->listen_address(), options);
-    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
-    peer_ = *peer;
-    ASSERT_TRUE(target_->WaitForPeer(3s).ok());
+    ASSERT_NO_FATAL_FAILURE(
+        CreateEngines({.transport = GetParam(), .initiator_path = path, .io_timeout = 5000ms}));
+    local_ = Allocate(*initiator_, kCancelRegion);
+    remote_ = Allocate(*target_, kCancelRegion);
+    ASSERT_NO_FATAL_FAILURE(ConnectEngines());
   }
   uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
   uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
@@ -76,17 +65,14 @@ class CancelTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(initiator_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 10s).ok());
   }
 
-  std::unique_ptr<Engine> target_;
-  std::unique_ptr<Engine> initiator_;
   MemoryRegion local_;
   MemoryRegion remote_;
-  PeerId peer_ = 0;
 };
 
 // Staged requests run one at a time: the last of three is still queued
 // when it is cancelled, so not a byte of it may move.
 TEST_P(CancelTest, ACancelledQueuedStagedRequestMovesNothingAndTheOthersComplete) {
-  Connect(DevicePath::kStaged);
+  ASSERT_NO_FATAL_FAILURE(Connect(DevicePath::kStaged));
   std::memset(local(), 0x77, kCancelRegion);
   std::memset(remote(), 0, kCancelRegion);
   const TransferEntry first{local(), remote_address(), kBig};
@@ -108,7 +94,7 @@ TEST_P(CancelTest, ACancelledQueuedStagedRequestMovesNothingAndTheOthersComplete
 // A running staged request stops between chunks: it completes cancelled,
 // having moved at most what was in flight, and the connection carries on.
 TEST_P(CancelTest, ACancelledRunningStagedRequestEndsAndTheConnectionCarriesOn) {
-  Connect(DevicePath::kStaged);
+  ASSERT_NO_FATAL_FAILURE(Connect(DevicePath::kStaged));
   const TransferEntry entry{local(), remote_address(), kCancelRegion};
   TransferRequest request;
   ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request).ok());
@@ -121,7 +107,7 @@ TEST_P(CancelTest, ACancelledRunningStagedRequestEndsAndTheConnectionCarriesOn) 
 // A direct request is with the transport from Submit on: cancelling it
 // only changes how it reports, and never breaks the connection.
 TEST_P(CancelTest, ADirectRequestCancelledReportsCancelledOrItsOwnStatus) {
-  Connect(DevicePath::kAuto);
+  ASSERT_NO_FATAL_FAILURE(Connect(DevicePath::kAuto));
   const TransferEntry entry{local(), remote_address(), kBig};
   TransferRequest request;
   ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kRead, std::span(&entry, 1), request).ok());
@@ -140,7 +126,7 @@ TEST_P(CancelTest, ADirectRequestCancelledReportsCancelledOrItsOwnStatus) {
 // A queued staged request past its deadline is dropped, not a byte moved,
 // and the connection carries on.
 TEST_P(CancelTest, AQueuedStagedRequestPastItsDeadlineIsDroppedWithTimeout) {
-  Connect(DevicePath::kStaged);
+  ASSERT_NO_FATAL_FAILURE(Connect(DevicePath::kStaged));
   std::memset(local(), 0x33, kCancelRegion);
   std::memset(remote(), 0, kCancelRegion);
   const TransferEntry first{local(), remote_address(), 2 * kBig};
@@ -161,7 +147,7 @@ TEST_P(CancelTest, AQueuedStagedRequestPastItsDeadlineIsDroppedWithTimeout) {
 }
 
 TEST_P(CancelTest, ABadTimeoutIsRefusedAndARequestThatMeetsItsDeadlineIsUntouched) {
-  Connect(DevicePath::kAuto);
+  ASSERT_NO_FATAL_FAILURE(Connect(DevicePath::kAuto));
   const TransferEntry entry{local(), remote_address(), 4096};
   SubmitOptions options;
   options.timeout = -1ns;

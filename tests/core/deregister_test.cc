@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/connected_test_engines.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -24,20 +25,6 @@ using namespace std::chrono_literals;
 constexpr size_t kDeregisterRegion = 64 << 10;
 constexpr uint8_t kTargetFill = 0x5a;
 constexpr uint8_t kInitiatorFill = 0xc3;
-
-std::unique_ptr<Engine> MakeEngine(const std::string& transport, const std::string& name,
-                                   const std::string& listen, const std::string& device) {
-  EngineOptions options;
-  options.name = name;
-  options.listen_address = listen;
-  options.transports = {transport};
-  options.connect_timeout = 3000ms;
-  options.io_timeout = 2000ms;
-  testing::UseVerbsDevice(options, device);
-  auto engine = Engine::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-  return engine.ok() ? std::move(engine.value()) : nullptr;
-}
 
 bool AllBytesAre(const std::vector<uint8_t>& bytes, uint8_t value) {
   for (uint8_t b : bytes) {
@@ -56,31 +43,14 @@ bool RefusalFailsConnection(const std::string& transport) {
   return testing::CapabilitiesOf(transport).refusal_fails_connection;
 }
 
-class DeregisterTest : public ::testing::TestWithParam<std::string> {
+class DeregisterTest : public ::testing::TestWithParam<std::string>,
+                       protected testing::ConnectedTestEngines {
  protected:
   void SetUp() override {
-    if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
-      GTEST_SKIP() << testing::VerbsSkipReason();
-    }
-    const auto devices = testing::TestVerbsDevices();
-    target_ = MakeEngine(GetParam(), "target", "127.0.0.1:0", devices.target);
-    initiator_ = MakeEngine(GetParam(), "initiator", "", devices.initiator);
-    ASSERT_TRUE(target_ && initiator_);
-    auto local = initiator_->AllocateMemory(kDeregisterRegion, {});
-    ASSERT_TRUE(local.ok()) << local.status().ToString();
-    local_ = *local;
+    CreateEngines({.transport = GetParam()});
+    if (HasFatalFailure() || IsSkipped()) return;
+    local_ = Allocate(*initiator_, kDeregisterRegion);
     std::memset(local_.address, kInitiatorFill, kDeregisterRegion);
-  }
-
-  // Connects the initiator to the target, forcing the transport under test.
-  void Connect() {
-    ConnectOptions options;
-    options.transport = GetParam();
-    auto peer = initiator_->Connect(target_->listen_address(), options);
-    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
-    peer_ = *peer;
-    auto accepted = target_->WaitForPeer(3s);
-    ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
   }
 
   Status Transfer(OpCode op, uint64_t remote, size_t length) {
@@ -88,10 +58,7 @@ class DeregisterTest : public ::testing::TestWithParam<std::string> {
     return initiator_->Transfer(peer_, op, std::span(&entry, 1), 5s);
   }
 
-  std::unique_ptr<Engine> target_;
-  std::unique_ptr<Engine> initiator_;
   MemoryRegion local_;
-  PeerId peer_ = 0;
 };
 
 TEST_P(DeregisterTest, TransfersIntoDeregisteredCallerMemoryFailAndLeaveItUntouched) {
@@ -99,7 +66,7 @@ TEST_P(DeregisterTest, TransfersIntoDeregisteredCallerMemoryFailAndLeaveItUntouc
   std::vector<uint8_t> buffer(kDeregisterRegion, kTargetFill);
   auto region = target_->RegisterMemory(buffer.data(), kDeregisterRegion, {});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
-  Connect();
+  ASSERT_NO_FATAL_FAILURE(ConnectEngines());
   const uint64_t remote = reinterpret_cast<uint64_t>(buffer.data());
   // The region works before it is deregistered.
   ASSERT_TRUE(Transfer(OpCode::kRead, remote, 4096).ok());
@@ -125,7 +92,7 @@ TEST_P(DeregisterTest, TransfersIntoDeregisteredEngineMemoryFail) {
   auto region = target_->AllocateMemory(kDeregisterRegion, {});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
   const uint64_t remote = reinterpret_cast<uint64_t>(region->address);
-  Connect();
+  ASSERT_NO_FATAL_FAILURE(ConnectEngines());
   ASSERT_TRUE(Transfer(OpCode::kWrite, remote, kDeregisterRegion).ok());
 
   ASSERT_TRUE(target_->DeregisterMemory(*region).ok());
@@ -144,7 +111,7 @@ TEST_P(DeregisterTest, OtherRegionsKeepWorkingAfterADeregistration) {
   auto gone_region = target_->RegisterMemory(gone.data(), kDeregisterRegion, {});
   auto kept_region = target_->RegisterMemory(kept.data(), kDeregisterRegion, {});
   ASSERT_TRUE(gone_region.ok() && kept_region.ok());
-  Connect();
+  ASSERT_NO_FATAL_FAILURE(ConnectEngines());
   ASSERT_TRUE(target_->DeregisterMemory(*gone_region).ok());
 
   EXPECT_EQ(Transfer(OpCode::kWrite, reinterpret_cast<uint64_t>(gone.data()), 4096).code(),
@@ -158,7 +125,7 @@ TEST_P(DeregisterTest, WritesRacingTheDeregistrationNeverLandAfterItReturns) {
   std::vector<uint8_t> buffer(kDeregisterRegion, kTargetFill);
   auto region = target_->RegisterMemory(buffer.data(), kDeregisterRegion, {});
   ASSERT_TRUE(region.ok()) << region.status().ToString();
-  Connect();
+  ASSERT_NO_FATAL_FAILURE(ConnectEngines());
   const uint64_t remote = reinterpret_cast<uint64_t>(buffer.data());
 
   // Writes back to back until one fails: the deregistration lands somewhere

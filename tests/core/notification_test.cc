@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "support/byte_pattern.h"
-#include "support/test_engine.h"
+#include "support/connected_test_engines.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -48,32 +48,15 @@ std::vector<NotifyCase> NotifyCases() {
   return cases;
 }
 
-class NotificationTest : public ::testing::TestWithParam<NotifyCase> {
+class NotificationTest : public ::testing::TestWithParam<NotifyCase>,
+                         protected testing::ConnectedTestEngines {
  protected:
   void SetUp() override {
-    if (transport() == "verbs" && !testing::HasVerbsDevice()) {
-      GTEST_SKIP() << testing::VerbsSkipReason();
-    }
-    const auto devices = testing::TestVerbsDevices();
-    target_ = testing::MakeTestEngine(transport(), "target", "127.0.0.1:0", devices.target,
-                               DevicePath::kAuto);
-    initiator_ = testing::MakeTestEngine(transport(), "initiator", "", devices.initiator,
-                                  GetParam().path);
-    ASSERT_TRUE(target_ && initiator_);
-    auto local = initiator_->AllocateMemory(kNotifyRegion, {});
-    auto remote = target_->AllocateMemory(kNotifyRegion, {});
-    ASSERT_TRUE(local.ok() && remote.ok());
-    local_ = *local;
-    remote_ = *remote;
-    ConnectOptions options;
-    options.transport = transport();
-    options.streams = 2;
-    auto peer = initiator_->Connect(target_->listen_address(), options);
-    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
-    peer_ = *peer;
-    auto accepted = target_->WaitForPeer(3s);
-    ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
-    sender_ = *accepted;
+    CreateEngines({.transport = transport(), .initiator_path = GetParam().path});
+    if (HasFatalFailure() || IsSkipped()) return;
+    local_ = Allocate(*initiator_, kNotifyRegion);
+    remote_ = Allocate(*target_, kNotifyRegion);
+    ASSERT_NO_FATAL_FAILURE(ConnectEngines(2));
   }
 
   const std::string& transport() const { return GetParam().transport; }
@@ -81,12 +64,8 @@ class NotificationTest : public ::testing::TestWithParam<NotifyCase> {
   uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
   uint64_t remote_address() { return reinterpret_cast<uint64_t>(remote_.address); }
 
-  std::unique_ptr<Engine> target_;
-  std::unique_ptr<Engine> initiator_;
   MemoryRegion local_;
   MemoryRegion remote_;
-  PeerId peer_ = 0;    // the target, as the initiator names it
-  PeerId sender_ = 0;  // the initiator, as the target names it
 };
 
 TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersName) {
@@ -109,7 +88,7 @@ TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersNa
   EXPECT_EQ(request.bytes(), size) << "the notification's bytes counted as the transfer's";
   ASSERT_EQ(got.size(), 1u);
   EXPECT_TRUE(landed) << "the notification arrived before the data";
-  EXPECT_EQ(got[0].peer, sender_);
+  EXPECT_EQ(got[0].peer, accepted_);
   EXPECT_EQ(got[0].peer_name, "initiator");
   EXPECT_EQ(got[0].message, "kv block 7 ready");
   EXPECT_TRUE(initiator_->GetNotifications(0ms).empty()) << "the sender got its own";
@@ -139,12 +118,12 @@ TEST_P(NotificationTest, NotificationsAloneArriveInOrderAndFilterBySender) {
     ASSERT_TRUE(request.Wait(10s).ok());
   }
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_TRUE(target_->GetNotifications(100ms, sender_ + 1).empty());
+  EXPECT_TRUE(target_->GetNotifications(100ms, accepted_ + 1).empty());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << "the wait ignored its timeout";
   std::vector<std::string> got;
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (got.size() < 20 && std::chrono::steady_clock::now() < deadline) {
-    for (auto& n : target_->GetNotifications(1s, sender_)) got.push_back(n.message);
+    for (auto& n : target_->GetNotifications(1s, accepted_)) got.push_back(n.message);
   }
   ASSERT_EQ(got.size(), 20u);
   for (size_t i = 0; i < 20; ++i) EXPECT_EQ(got[i], "note " + std::to_string(i));
@@ -157,7 +136,7 @@ TEST_P(NotificationTest, AReaderWaitingIsWokenByTheNextNotification) {
   std::chrono::steady_clock::duration waited{};
   std::thread reader([&] {
     const auto start = std::chrono::steady_clock::now();
-    got = target_->GetNotifications(20s, sender_);
+    got = target_->GetNotifications(20s, accepted_);
     waited = std::chrono::steady_clock::now() - start;
   });
   std::this_thread::sleep_for(200ms);  // the reader is asleep by now
@@ -183,7 +162,7 @@ TEST_P(NotificationTest, NotificationsSentWhileNoOneReadsAreAllKeptInOrder) {
   std::vector<std::string> got;
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (got.size() < kNotes && std::chrono::steady_clock::now() < deadline) {
-    for (auto& n : target_->GetNotifications(1s, sender_)) got.push_back(n.message);
+    for (auto& n : target_->GetNotifications(1s, accepted_)) got.push_back(n.message);
   }
   ASSERT_EQ(got.size(), size_t{kNotes});
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], "kept " + std::to_string(i));
@@ -210,7 +189,7 @@ TEST_P(NotificationTest, ANotificationStaysReadableAfterItsSenderDisconnected) {
   ASSERT_TRUE(initiator_->Notify(peer_, "last words", request).ok());
   ASSERT_TRUE(request.Wait(10s).ok());
   // Delivered before the disconnect is seen: wait for it to be queued.
-  auto first = target_->GetNotifications(10s, sender_);
+  auto first = target_->GetNotifications(10s, accepted_);
   ASSERT_EQ(first.size(), 1u);
   ASSERT_TRUE(initiator_->Notify(peer_, "and more", request).ok());
   ASSERT_TRUE(request.Wait(10s).ok());
@@ -220,7 +199,7 @@ TEST_P(NotificationTest, ANotificationStaysReadableAfterItsSenderDisconnected) {
   auto got = target_->GetNotifications(10s);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].message, "and more");
-  EXPECT_EQ(got[0].peer, sender_);
+  EXPECT_EQ(got[0].peer, accepted_);
 }
 
 // A WRITE the peer refuses (its region deregistered since the handshake)

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "support/byte_pattern.h"
-#include "support/test_engine.h"
+#include "support/connected_test_engines.h"
 #include "xfer/engine.h"
 
 namespace xfer {
@@ -24,22 +24,14 @@ using namespace std::chrono_literals;
 
 constexpr size_t kBigBytes = size_t{64} << 20;
 
-class OffloadTest : public ::testing::Test {
+class OffloadTest : public ::testing::Test,
+                    protected testing::ConnectedTestEngines {
  protected:
   void SetUp() override {
-    target_ = testing::MakeTestEngine("shm", "target", "127.0.0.1:0", "", DevicePath::kAuto,
-                                      10000ms);
-    initiator_ = testing::MakeTestEngine("shm", "initiator", "", "", DevicePath::kAuto, 10000ms);
-    ASSERT_TRUE(target_ && initiator_);
-    auto mine = initiator_->AllocateMemory(kBigBytes, {});
-    auto theirs = target_->AllocateMemory(kBigBytes, {Access::kRemoteReadWrite});
-    ASSERT_TRUE(mine.ok() && theirs.ok());
-    local_ = *mine;
-    remote_ = *theirs;
-    auto peer = initiator_->Connect(target_->listen_address(), {.transport = "shm"});
-    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
-    peer_ = *peer;
-    ASSERT_TRUE(target_->WaitForPeer(3s).ok());
+    ASSERT_NO_FATAL_FAILURE(CreateEngines({.transport = "shm", .io_timeout = 10000ms}));
+    local_ = Allocate(*initiator_, kBigBytes);
+    remote_ = Allocate(*target_, kBigBytes);
+    ASSERT_NO_FATAL_FAILURE(ConnectEngines());
   }
   uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
   uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
@@ -53,11 +45,8 @@ class OffloadTest : public ::testing::Test {
     EXPECT_EQ(remote()[4095], 0x5a);
   }
 
-  std::unique_ptr<Engine> target_;
-  std::unique_ptr<Engine> initiator_;
   MemoryRegion local_;
   MemoryRegion remote_;
-  PeerId peer_ = 0;
 };
 
 // PeerInfo::max_inline_bytes says where offloading starts: a request of

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "support/test_engine.h"
+#include "support/connected_test_engines.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -42,34 +42,17 @@ std::vector<ListCase> ListCases() {
   return cases;
 }
 
-class PreparedListTest : public ::testing::TestWithParam<ListCase> {
+class PreparedListTest : public ::testing::TestWithParam<ListCase>,
+                         protected testing::ConnectedTestEngines {
  protected:
   void SetUp() override {
-    if (GetParam().transport == "verbs" && !testing::HasVerbsDevice()) {
-      GTEST_SKIP() << testing::VerbsSkipReason();
-    }
-    const auto devices = testing::TestVerbsDevices();
-    target_ = testing::MakeTestEngine(GetParam().transport, "target", "127.0.0.1:0", devices.target,
-                             DevicePath::kAuto);
-    initiator_ = testing::MakeTestEngine(GetParam().transport, "initiator", "", devices.initiator,
-                                GetParam().path);
-    ASSERT_TRUE(target_ && initiator_);
-    auto mine = initiator_->AllocateMemory(kListRegion, {});
-    auto spare = initiator_->AllocateMemory(kListRegion, {});
-    auto theirs = target_->AllocateMemory(kListRegion, {});
-    auto read_only = target_->AllocateMemory(kListRegion, {Access::kRemoteRead});
-    ASSERT_TRUE(mine.ok() && spare.ok() && theirs.ok() && read_only.ok());
-    local_ = *mine;
-    spare_ = *spare;
-    remote_ = *theirs;
-    read_only_ = *read_only;
-    ConnectOptions options;
-    options.transport = GetParam().transport;
-    options.streams = 2;
-    auto peer = initiator_->Connect(target_->listen_address(), options);
-    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
-    peer_ = *peer;
-    ASSERT_TRUE(target_->WaitForPeer(3s).ok());
+    CreateEngines({.transport = GetParam().transport, .initiator_path = GetParam().path});
+    if (HasFatalFailure() || IsSkipped()) return;
+    local_ = Allocate(*initiator_, kListRegion);
+    spare_ = Allocate(*initiator_, kListRegion);
+    remote_ = Allocate(*target_, kListRegion);
+    read_only_ = Allocate(*target_, kListRegion, Access::kRemoteRead);
+    ASSERT_NO_FATAL_FAILURE(ConnectEngines(2));
     for (uint32_t i = 0; i < kListEntries; ++i) {
       entries_.push_back(ListEntry(local(), Addr(remote_), i));
     }
@@ -88,10 +71,7 @@ class PreparedListTest : public ::testing::TestWithParam<ListCase> {
     return request.Wait(10s);
   }
 
-  std::unique_ptr<Engine> target_;
-  std::unique_ptr<Engine> initiator_;
   MemoryRegion local_, spare_, remote_, read_only_;
-  PeerId peer_ = 0;
   std::vector<TransferEntry> entries_;
 };
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "support/byte_pattern.h"
-#include "support/test_engine.h"
+#include "support/connected_test_engines.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
 #include "xfer/engine.h"
@@ -29,42 +29,23 @@ constexpr size_t kStagingRegion = size_t{12} << 20;
 using testing::FillPattern;
 using testing::FirstPatternMismatch;
 
-class StagingTest : public ::testing::TestWithParam<std::string> {
+class StagingTest : public ::testing::TestWithParam<std::string>,
+                    protected testing::ConnectedTestEngines {
  protected:
   void SetUp() override {
-    if (GetParam() == "verbs" && !testing::HasVerbsDevice()) {
-      GTEST_SKIP() << testing::VerbsSkipReason();
-    }
-    const auto devices = testing::TestVerbsDevices();
-    target_ = testing::MakeTestEngine(GetParam(), "target", "127.0.0.1:0", devices.target,
-                                DevicePath::kAuto);
-    initiator_ = testing::MakeTestEngine(GetParam(), "initiator", "", devices.initiator,
-                                   DevicePath::kStaged);
-    ASSERT_TRUE(target_ && initiator_);
-    auto local = initiator_->AllocateMemory(kStagingRegion, {});
-    auto remote = target_->AllocateMemory(kStagingRegion, {});
-    ASSERT_TRUE(local.ok() && remote.ok());
-    local_ = *local;
-    remote_ = *remote;
-    ConnectOptions options;
-    options.transport = GetParam();
-    options.streams = 2;
-    auto peer = initiator_->Connect(target_->listen_address(), options);
-    ASSERT_TRUE(peer.ok()) << peer.status().ToString();
-    peer_ = *peer;
-    auto accepted = target_->WaitForPeer(3s);
-    ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+    CreateEngines({.transport = GetParam(), .initiator_path = DevicePath::kStaged});
+    if (HasFatalFailure() || IsSkipped()) return;
+    local_ = Allocate(*initiator_, kStagingRegion);
+    remote_ = Allocate(*target_, kStagingRegion);
+    ASSERT_NO_FATAL_FAILURE(ConnectEngines(2));
   }
 
   uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
   uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
   uint64_t remote_address() { return reinterpret_cast<uint64_t>(remote_.address); }
 
-  std::unique_ptr<Engine> target_;
-  std::unique_ptr<Engine> initiator_;
   MemoryRegion local_;
   MemoryRegion remote_;
-  PeerId peer_ = 0;
 };
 
 TEST_P(StagingTest, PeerInfoSaysEveryLocalBufferIsStaged) {
