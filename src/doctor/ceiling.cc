@@ -10,35 +10,35 @@ namespace {
 
 ActiveMtu FindActiveMtu(const PathReading& path, const CeilingOptions& options) {
   if (options.run_mtu_bytes) {
-    return {Reading<int>::Known(*options.run_mtu_bytes), "the run's Mtu"};
+    return {topology::Reading<int>::Known(*options.run_mtu_bytes), "the run's Mtu"};
   }
   if (!path.port.is_ethernet()) {
-    return {Reading<int>::Unknown("an IB port's active MTU is not in sysfs (ibv_query_port only)"),
+    return {topology::Reading<int>::Unknown("an IB port's active MTU is not in sysfs (ibv_query_port only)"),
             "not in sysfs"};
   }
-  if (!path.netdev) return {Reading<int>::Unknown(path.port.netdev.unknown_reason), "no netdev"};
-  if (!path.netdev->mtu.known()) return {Reading<int>::Unknown(path.netdev->mtu.unknown_reason), "no netdev MTU"};
+  if (!path.netdev) return {topology::Reading<int>::Unknown(path.port.netdev.unknown_reason), "no netdev"};
+  if (!path.netdev->mtu.known()) return {topology::Reading<int>::Unknown(path.netdev->mtu.unknown_reason), "no netdev MTU"};
   const int64_t netdev_mtu = *path.netdev->mtu.value;
   const bool soft = path.port.software;
   const std::string how = fmt::format("derived from netdev {} MTU {} − {} ({}); sysfs has no active MTU file",
                                       path.netdev->name, netdev_mtu, soft ? 80 : 96,
                                       soft ? "rxe RXE_MAX_HDR_LENGTH" : "iboe_get_mtu");
   const std::optional<int> mtu = RoceActiveMtu(netdev_mtu, soft);
-  if (!mtu) return {Reading<int>::Unknown(fmt::format("netdev MTU {} is below RoCE's 256", netdev_mtu)), how};
-  return {Reading<int>::Known(*mtu), how};
+  if (!mtu) return {topology::Reading<int>::Unknown(fmt::format("netdev MTU {} is below RoCE's 256", netdev_mtu)), how};
+  return {topology::Reading<int>::Known(*mtu), how};
 }
 
 CeilingFactor UnknownFactor(std::string name, std::string why) {
   CeilingFactor factor;
   factor.name = std::move(name);
   factor.short_source = factor.name + " unknown";
-  factor.bytes_per_s = Reading<double>::Unknown(std::move(why));
+  factor.bytes_per_s = topology::Reading<double>::Unknown(std::move(why));
   return factor;
 }
 
 CeilingFactor RocePortFactor(const PathReading& path, const ActiveMtu& mtu) {
   if (!path.netdev) return UnknownFactor("port rate", path.port.netdev.unknown_reason);
-  const NetdevReading& netdev = *path.netdev;
+  const topology::NetdevReading& netdev = *path.netdev;
   if (!netdev.speed_mbps.known()) {
     return UnknownFactor(fmt::format("port rate (netdev {})", netdev.name),
                          netdev.speed_mbps.unknown_reason +
@@ -50,8 +50,8 @@ CeilingFactor RocePortFactor(const PathReading& path, const ActiveMtu& mtu) {
   }
   if (!mtu.bytes.known()) return UnknownFactor("port goodput", "active MTU " + mtu.bytes.UnknownText());
   const bool assumed = !path.port.encapsulation.known();
-  const RoceEncapsulation encapsulation =
-      assumed ? RoceEncapsulation::kV2Ipv4 : *path.port.encapsulation.value;
+  const topology::RoceEncapsulation encapsulation =
+      assumed ? topology::RoceEncapsulation::kV2Ipv4 : *path.port.encapsulation.value;
   const int overhead = RocePacketOverheadBytes(encapsulation);
   const double efficiency = PacketEfficiency(*mtu.bytes.value, overhead);
   const double line_gbps = static_cast<double>(*netdev.speed_mbps.value) / 1000.0;
@@ -60,7 +60,7 @@ CeilingFactor RocePortFactor(const PathReading& path, const ActiveMtu& mtu) {
                             *netdev.speed_mbps.value);
   factor.short_source = fmt::format("port {} Gb/s × {} eff at MTU {}", FormatNumber(line_gbps),
                                     RoceEncapsulationName(encapsulation), *mtu.bytes.value);
-  factor.bytes_per_s = Reading<double>::Known(line_gbps * 1e9 / 8.0 * efficiency);
+  factor.bytes_per_s = topology::Reading<double>::Known(line_gbps * 1e9 / 8.0 * efficiency);
   factor.detail = fmt::format("{} {} B per packet, eff {:.2f} % at MTU {}{}", RoceEncapsulationName(encapsulation),
                               overhead, efficiency * 100.0, *mtu.bytes.value,
                               assumed ? fmt::format(" (GID type assumed: {})", path.port.encapsulation.unknown_reason)
@@ -70,7 +70,7 @@ CeilingFactor RocePortFactor(const PathReading& path, const ActiveMtu& mtu) {
 
 CeilingFactor IbPortFactor(const PathReading& path, const ActiveMtu& mtu, const CeilingOptions& options) {
   if (!path.port.rate.known()) return UnknownFactor("IB port rate", path.port.rate.unknown_reason);
-  const PortRate& rate = *path.port.rate.value;
+  const topology::PortRate& rate = *path.port.rate.value;
   const std::optional<double> lane = IbLaneDataGbps(rate.speed_name);
   if (!lane || rate.width < 1) {
     return UnknownFactor("IB port rate", fmt::format("rate '{}' names no known speed and width, so its encoding "
@@ -86,19 +86,19 @@ CeilingFactor IbPortFactor(const PathReading& path, const ActiveMtu& mtu, const 
                             FormatNumber(data_gbps));
   factor.short_source = fmt::format("IB {}X {} {} Gb/s data × {} eff at MTU {}", rate.width, rate.speed_name,
                                     FormatNumber(data_gbps), options.unreliable_datagram ? "UD" : "RC", payload);
-  factor.bytes_per_s = Reading<double>::Known(data_gbps * 1e9 / 8.0 * efficiency);
+  factor.bytes_per_s = topology::Reading<double>::Known(data_gbps * 1e9 / 8.0 * efficiency);
   factor.detail = fmt::format("{} {} B per packet, eff {:.2f} % at MTU {}{}", options.unreliable_datagram ? "UD" : "RC",
                               overhead, efficiency * 100.0, payload,
                               mtu.bytes.known() ? "" : " (MTU assumed 4096: " + mtu.bytes.unknown_reason + ")");
   return factor;
 }
 
-std::string LinkText(const PcieLinkState& link) {
+std::string LinkText(const topology::PcieLinkState& link) {
   return fmt::format("{} x{}", link.speed_gts.known() ? FormatNumber(*link.speed_gts.value) + " GT/s" : "? GT/s",
                      link.width.known() ? std::to_string(*link.width.value) : "?");
 }
 
-CeilingFactor PcieHopFactor(const PcieHop& hop) {
+CeilingFactor PcieHopFactor(const topology::PcieHop& hop) {
   const std::string where = fmt::format("link at {}{}", hop.address,
                                         hop.is_virtual() ? fmt::format(" (virtual: {})", hop.virtual_label) : "");
   if (!hop.current.speed_gts.known()) return UnknownFactor("PCIe " + where, hop.current.speed_gts.unknown_reason);
@@ -111,7 +111,7 @@ CeilingFactor PcieHopFactor(const PcieHop& hop) {
   CeilingFactor factor;
   factor.name = fmt::format("{} x{} {}", PcieGenerationName(speed), width, where);
   factor.short_source = fmt::format("PCIe {} GT/s x{}{}", FormatNumber(speed), width, hop.is_virtual() ? " (virtual)" : "");
-  factor.bytes_per_s = Reading<double>::Known(*goodput);
+  factor.bytes_per_s = topology::Reading<double>::Known(*goodput);
   factor.detail = fmt::format("{} GB/s before TLPs; MPS unknown (DevCtl needs root; not read): {} GB/s at the "
                               "assumed MPS {}, {} GB/s at MPS 128",
                               FormatFixed(*PcieLaneDataGbps(speed) * width / 8.0, 3), FormatFixed(*goodput / 1e9, 3),
@@ -120,17 +120,17 @@ CeilingFactor PcieHopFactor(const PcieHop& hop) {
   return factor;
 }
 
-bool Below(const PcieLinkState& current, const PcieLinkState& capable) {
+bool Below(const topology::PcieLinkState& current, const topology::PcieLinkState& capable) {
   const bool slower = current.speed_gts.known() && capable.speed_gts.known() &&
                       *current.speed_gts.value < *capable.speed_gts.value;
   const bool narrower = current.width.known() && capable.width.known() && *current.width.value < *capable.width.value;
   return slower || narrower;
 }
 
-void AddPcieWarnings(const PciePath& pcie, std::vector<std::string>& warnings) {
+void AddPcieWarnings(const topology::PciePath& pcie, std::vector<std::string>& warnings) {
   if (pcie.hops.empty()) return;
-  const PcieHop& nic = pcie.hops.front();
-  for (const PcieHop& hop : pcie.hops) {
+  const topology::PcieHop& nic = pcie.hops.front();
+  for (const topology::PcieHop& hop : pcie.hops) {
     if (Below(hop.current, hop.max)) {
       warnings.push_back(fmt::format("PCIe link at {}{} runs at {}, below its capability {}", hop.address,
                                      hop.is_virtual() ? " (virtual)" : "", LinkText(hop.current), LinkText(hop.max)));
@@ -185,7 +185,7 @@ void PickBinding(Ceiling& ceiling) {
     }
   }
   ceiling.bytes_per_s = ceiling.binding ? ceiling.factors[*ceiling.binding].bytes_per_s
-                                        : Reading<double>::Unknown(ceiling.incomplete);
+                                        : topology::Reading<double>::Unknown(ceiling.incomplete);
 }
 
 // "40 Gb/s QDR" (IB) or "10 Gb/s" (RoCE): the port's link as the sentence
@@ -198,7 +198,7 @@ std::string PortLinkText(const PathReading& path) {
     return "";
   }
   if (!path.port.rate.known()) return "";
-  const PortRate& rate = *path.port.rate.value;
+  const topology::PortRate& rate = *path.port.rate.value;
   return fmt::format("{} Gb/s{}{}", FormatNumber(rate.gbps), rate.speed_name.empty() ? "" : " ", rate.speed_name);
 }
 
@@ -210,7 +210,7 @@ void AddPcieBindsWarning(const PathReading& path, const Ceiling& ceiling, std::v
   const CeilingFactor& port = ceiling.factors.front();
   const CeilingFactor& pcie = ceiling.factors[*ceiling.binding];
   if (!port.bytes_per_s.known() || *pcie.bytes_per_s.value >= *port.bytes_per_s.value) return;
-  const PcieHop& hop = path.pcie.hops.at(*ceiling.binding - 1);
+  const topology::PcieHop& hop = path.pcie.hops.at(*ceiling.binding - 1);
   const std::string link = PortLinkText(path);
   warnings.push_back(fmt::format("{} x{}{} limits this port to {} GB/s, below the {} link",
                                  PcieGenerationName(*hop.current.speed_gts.value), *hop.current.width.value,
@@ -236,7 +236,7 @@ Ceiling ComputeCeiling(const PathReading& path, const CeilingOptions& options) {
   } else {
     ceiling.factors.push_back(IbPortFactor(path, ceiling.active_mtu, options));
   }
-  for (const PcieHop& hop : path.pcie.hops) ceiling.factors.push_back(PcieHopFactor(hop));
+  for (const topology::PcieHop& hop : path.pcie.hops) ceiling.factors.push_back(PcieHopFactor(hop));
   PickBinding(ceiling);
   ceiling.source = JoinSources(ceiling.factors);
   if (path.pcie.hops.empty()) ceiling.source += "; " + path.pcie.absent_reason;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "doctor/path_reading.h"
-#include "doctor/reading.h"
+#include "topology/reading.h"
 
 namespace xfer::doctor {
 
@@ -29,14 +29,14 @@ struct CeilingOptions {
 };
 
 struct ActiveMtu {
-  Reading<int> bytes;
+  topology::Reading<int> bytes;
   std::string how;  // "derived: netdev MTU 9000 − 96 (iboe_get_mtu)", "the run's Mtu", ...
 };
 
 struct CeilingFactor {
   std::string name;             // "port rate 10 Gb/s (netdev eth0 speed 10000 Mb/s)"
   std::string short_source;     // "port 10 Gb/s × RoCEv2/IPv4 eff at MTU 4096"
-  Reading<double> bytes_per_s;  // 10^0 B/s
+  topology::Reading<double> bytes_per_s;  // 10^0 B/s
   std::string detail;           // efficiency and assumptions, e.g. "MPS 256 assumed; at MPS 128 1.641 GB/s"
   bool is_virtual = false;      // emulated hardware: no physical limit
 };
@@ -46,7 +46,7 @@ struct Ceiling {
   std::vector<CeilingFactor> factors;
   // The minimum over the known factors; unknown when none is known. When
   // some factor is unknown it is an upper bound, and `incomplete` says which.
-  Reading<double> bytes_per_s;
+  topology::Reading<double> bytes_per_s;
   std::optional<size_t> binding;  // index into factors
   std::string incomplete;         // "" or "PCIe link unknown: ..."
   std::string source;             // one line: the factors' short sources joined by "; "

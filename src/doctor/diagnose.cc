@@ -27,13 +27,13 @@ std::vector<std::string> HostWarnings(const HostTuning& host) {
 
 
 // Which ports to read: -d/-i, else those the run used, else every port.
-Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOptions& options,
+Result<std::vector<PortKey>> PickPorts(const topology::SysfsReader& sysfs, const DoctorOptions& options,
                                        const std::vector<RunMeasurement>& runs) {
-  const std::vector<std::string> devices = ListRdmaDevices(sysfs);
+  const std::vector<std::string> devices = topology::ListRdmaDevices(sysfs);
   const std::string where = (sysfs.root() / "sys/class/infiniband").string();
   std::vector<PortKey> keys;
   auto add = [&](const std::string& device, std::optional<int> port) {
-    for (int p : ListRdmaPorts(sysfs, device)) {
+    for (int p : topology::ListRdmaPorts(sysfs, device)) {
       if (port && p != *port) continue;
       if (std::find(keys.begin(), keys.end(), PortKey{device, p}) == keys.end()) keys.push_back({device, p});
     }
@@ -59,7 +59,7 @@ Result<std::vector<PortKey>> PickPorts(const SysfsReader& sysfs, const DoctorOpt
   return keys;
 }
 
-Verdict JudgeOne(const SysfsReader& sysfs, const DoctorOptions& options, const RunMeasurement& run) {
+Verdict JudgeOne(const topology::SysfsReader& sysfs, const DoctorOptions& options, const RunMeasurement& run) {
   if (!run.rdma_link) return NoRdmaLinkVerdict(run);
   const std::string device = options.device.empty() ? run.device : options.device;
   const int port = options.port.value_or(run.port);
@@ -81,7 +81,7 @@ Verdict JudgeOne(const SysfsReader& sysfs, const DoctorOptions& options, const R
 }
 
 // The verdict of a host with no RDMA port and no run that needs none.
-Verdict NoRdmaPortVerdict(const SysfsReader& sysfs) {
+Verdict NoRdmaPortVerdict(const topology::SysfsReader& sysfs) {
   Verdict verdict;
   verdict.line = fmt::format(
       "no RDMA port under {}: nothing here runs over verbs; tcp and shm do (xfer write_bw --loopback "
@@ -103,7 +103,7 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
     if (!loaded.ok()) return loaded.status();
     runs = std::move(*loaded);
   }
-  const SysfsReader sysfs(options.sysfs_root);
+  const topology::SysfsReader sysfs(options.sysfs_root);
   auto keys = PickPorts(sysfs, options, runs);
   if (!keys.ok()) return keys.status();
   DoctorReport report;
@@ -115,8 +115,8 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
     diagnosis.ceiling = ComputeCeiling(diagnosis.path);
     report.ports.push_back(std::move(diagnosis));
   }
-  report.inventory = ReadHostInventory(sysfs);
-  report.gpus = ReadGpuTopology(sysfs, report.inventory);
+  report.inventory = topology::ReadHostInventory(sysfs);
+  report.gpus = topology::ReadGpuTopology(sysfs, report.inventory);
   report.host = ReadHostTuning(sysfs);
   report.host_warnings = HostWarnings(report.host);
   for (const RunMeasurement& run : runs) report.verdicts.push_back(JudgeOne(sysfs, options, run));

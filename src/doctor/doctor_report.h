@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "doctor/ceiling.h"
-#include "doctor/gpu_topology.h"
-#include "doctor/host_inventory.h"
+#include "topology/gpu_topology.h"
+#include "topology/host_inventory.h"
 #include "doctor/host_tuning.h"
 #include "doctor/path_reading.h"
 #include "doctor/run_file.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/sysfs_reader.h"
 #include "doctor/verdict.h"
 #include "xfer/status.h"
 
@@ -35,8 +35,8 @@ struct PortDiagnosis {
 struct DoctorReport {
   std::string sysfs_root;
   std::vector<PortDiagnosis> ports;  // empty on a host without an RDMA port
-  HostInventory inventory;
-  std::vector<GpuTopology> gpus;  // each GPU against the RDMA NICs
+  topology::HostInventory inventory;
+  std::vector<topology::GpuTopology> gpus;  // each GPU against the RDMA NICs
   HostTuning host;
   std::vector<std::string> host_warnings;
   std::vector<Verdict> verdicts;

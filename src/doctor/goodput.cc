@@ -54,21 +54,21 @@ std::optional<double> PcieGoodputBytesPerSec(double gigatransfers_per_s, int wid
   return gen->lane_data_gbps * 1e9 / 8.0 * width * TlpEfficiency(gen->generation, max_payload_bytes);
 }
 
-int RocePacketOverheadBytes(RoceEncapsulation encapsulation, bool vlan) {
+int RocePacketOverheadBytes(topology::RoceEncapsulation encapsulation, bool vlan) {
   // wire 20 (preamble+SFD 8, IFG 12) + Ethernet 14 + FCS 4 + BTH 12 + ICRC 4 = 54,
   // plus the network header: IPv4 20 + UDP 8, IPv6 40 + UDP 8, or a GRH 40.
   constexpr int kCommon = 54;
   int network = 28;
-  if (encapsulation == RoceEncapsulation::kV2Ipv6) network = 48;
-  if (encapsulation == RoceEncapsulation::kV1) network = 40;
+  if (encapsulation == topology::RoceEncapsulation::kV2Ipv6) network = 48;
+  if (encapsulation == topology::RoceEncapsulation::kV1) network = 40;
   return kCommon + network + (vlan ? 4 : 0);
 }
 
-std::string_view RoceEncapsulationName(RoceEncapsulation encapsulation) {
+std::string_view RoceEncapsulationName(topology::RoceEncapsulation encapsulation) {
   switch (encapsulation) {
-    case RoceEncapsulation::kV2Ipv4: return "RoCEv2/IPv4";
-    case RoceEncapsulation::kV2Ipv6: return "RoCEv2/IPv6";
-    case RoceEncapsulation::kV1: return "RoCEv1";
+    case topology::RoceEncapsulation::kV2Ipv4: return "RoCEv2/IPv4";
+    case topology::RoceEncapsulation::kV2Ipv6: return "RoCEv2/IPv6";
+    case topology::RoceEncapsulation::kV1: return "RoCEv1";
   }
   return "RoCE";
 }

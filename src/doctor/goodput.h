@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "topology/rdma_port.h"
+
 namespace xfer::doctor {
 
 // --- PCIe (§2.1, §2.2) ---
@@ -32,12 +34,10 @@ std::optional<double> PcieGoodputBytesPerSec(double gigatransfers_per_s, int wid
 
 // --- RoCE (§2.3) ---
 
-enum class RoceEncapsulation { kV2Ipv4, kV2Ipv6, kV1 };
-
 // Bytes per packet outside the payload, wire included: RoCEv2/IPv4 82,
 // RoCEv2/IPv6 102, RoCEv1 94; +4 with an 802.1Q tag.
-int RocePacketOverheadBytes(RoceEncapsulation encapsulation, bool vlan = false);
-std::string_view RoceEncapsulationName(RoceEncapsulation encapsulation);
+int RocePacketOverheadBytes(topology::RoceEncapsulation encapsulation, bool vlan = false);
+std::string_view RoceEncapsulationName(topology::RoceEncapsulation encapsulation);
 
 // eff(P) = P / (P + overhead).
 double PacketEfficiency(int payload_bytes, int overhead_bytes);

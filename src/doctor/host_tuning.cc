@@ -9,39 +9,39 @@ namespace xfer::doctor {
 namespace {
 
 // "Hugepagesize:    2048 kB" from meminfo.
-Reading<int64_t> ReadMeminfoHugepageSize(const SysfsReader& sysfs) {
-  return KibibytesOf(sysfs.ReadField("/proc/meminfo", "Hugepagesize"));
+topology::Reading<int64_t> ReadMeminfoHugepageSize(const topology::SysfsReader& sysfs) {
+  return topology::KibibytesOf(sysfs.ReadField("/proc/meminfo", "Hugepagesize"));
 }
 
-Reading<std::string> SelectedWord(const Reading<std::string>& text) {
+topology::Reading<std::string> SelectedWord(const topology::Reading<std::string>& text) {
   if (!text.known()) return text;
   const size_t open = text.value->find('[');
   const size_t close = text.value->find(']', open);
   if (open == std::string::npos || close == std::string::npos) {
-    return Reading<std::string>::Unknown(fmt::format("no [selected] word in '{}'", *text.value));
+    return topology::Reading<std::string>::Unknown(fmt::format("no [selected] word in '{}'", *text.value));
   }
-  return Reading<std::string>::Known(text.value->substr(open + 1, close - open - 1));
+  return topology::Reading<std::string>::Known(text.value->substr(open + 1, close - open - 1));
 }
 
-Reading<std::string> ReadGovernors(const SysfsReader& sysfs) {
+topology::Reading<std::string> ReadGovernors(const topology::SysfsReader& sysfs) {
   std::vector<std::string> governors;
   for (const std::string& cpu : sysfs.List("/sys/devices/system/cpu")) {
     if (!cpu.starts_with("cpu") || cpu.size() < 4 || !std::isdigit(static_cast<unsigned char>(cpu[3]))) continue;
-    const Reading<std::string> governor =
+    const topology::Reading<std::string> governor =
         sysfs.ReadText(fmt::format("/sys/devices/system/cpu/{}/cpufreq/scaling_governor", cpu));
     if (governor.known() && std::find(governors.begin(), governors.end(), *governor.value) == governors.end()) {
       governors.push_back(*governor.value);
     }
   }
   if (governors.empty()) {
-    return Reading<std::string>::Unknown("not exposed (no cpu*/cpufreq/scaling_governor; usual in a VM)");
+    return topology::Reading<std::string>::Unknown("not exposed (no cpu*/cpufreq/scaling_governor; usual in a VM)");
   }
-  return Reading<std::string>::Known(fmt::format("{}", fmt::join(governors, ", ")));
+  return topology::Reading<std::string>::Known(fmt::format("{}", fmt::join(governors, ", ")));
 }
 
 }  // namespace
 
-HostTuning ReadHostTuning(const SysfsReader& sysfs) {
+HostTuning ReadHostTuning(const topology::SysfsReader& sysfs) {
   HostTuning host;
   host.default_hugepage_kib = ReadMeminfoHugepageSize(sysfs);
   for (const std::string& name : sysfs.List("/sys/kernel/mm/hugepages")) {

@@ -7,27 +7,27 @@
 #include <string>
 #include <vector>
 
-#include "doctor/reading.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/reading.h"
+#include "topology/sysfs_reader.h"
 
 namespace xfer::doctor {
 
 struct HugepagePool {
   int64_t page_kib = 0;                 // the pool's page size, KiB (2^10 B)
-  Reading<int64_t> total;               // nr_hugepages
-  Reading<int64_t> free;                // free_hugepages
+  topology::Reading<int64_t> total;               // nr_hugepages
+  topology::Reading<int64_t> free;                // free_hugepages
 };
 
 struct HostTuning {
-  Reading<int64_t> default_hugepage_kib;  // /proc/meminfo Hugepagesize
+  topology::Reading<int64_t> default_hugepage_kib;  // /proc/meminfo Hugepagesize
   std::vector<HugepagePool> pools;        // /sys/kernel/mm/hugepages/hugepages-<n>kB
-  Reading<std::string> thp_enabled;       // the [selected] word of .../transparent_hugepage/enabled
+  topology::Reading<std::string> thp_enabled;       // the [selected] word of .../transparent_hugepage/enabled
   // The distinct scaling_governor values over cpu*/cpufreq, joined with ", ";
   // unknown ("not exposed") when no CPU has cpufreq, as in a VM.
-  Reading<std::string> governor;
+  topology::Reading<std::string> governor;
 };
 
-HostTuning ReadHostTuning(const SysfsReader& sysfs);
+HostTuning ReadHostTuning(const topology::SysfsReader& sysfs);
 
 }  // namespace xfer::doctor
 

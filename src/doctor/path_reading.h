@@ -6,22 +6,22 @@
 #include <optional>
 #include <string>
 
-#include "doctor/netdev.h"
-#include "doctor/pcie_path.h"
-#include "doctor/rdma_port.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/netdev.h"
+#include "topology/pcie_path.h"
+#include "topology/rdma_port.h"
+#include "topology/sysfs_reader.h"
 
 namespace xfer::doctor {
 
 struct PathReading {
-  RdmaPortReading port;
-  std::optional<NetdevReading> netdev;  // RoCE ports whose netdev is known
-  PciePath pcie;
+  topology::RdmaPortReading port;
+  std::optional<topology::NetdevReading> netdev;  // RoCE ports whose netdev is known
+  topology::PciePath pcie;
 };
 
 // The PCIe walk starts at the RDMA device's `device` link for hardware, and
 // at the netdev's for software RDMA (rxe's own device link is virtual).
-PathReading ReadPath(const SysfsReader& sysfs, const std::string& device, int port);
+PathReading ReadPath(const topology::SysfsReader& sysfs, const std::string& device, int port);
 
 }  // namespace xfer::doctor
 

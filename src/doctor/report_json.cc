@@ -6,17 +6,17 @@ namespace {
 using nlohmann::json;
 
 template <typename T>
-json Value(const Reading<T>& reading) {
+json Value(const topology::Reading<T>& reading) {
   return reading.known() ? json(*reading.value) : json{{"unknown", reading.unknown_reason}};
 }
 
-json LinkJson(const PcieLinkState& link) {
+json LinkJson(const topology::PcieLinkState& link) {
   return json{{"speed_gts", Value(link.speed_gts)}, {"width", Value(link.width)}};
 }
 
-json PcieJson(const PciePath& pcie) {
+json PcieJson(const topology::PciePath& pcie) {
   json hops = json::array();
-  for (const PcieHop& hop : pcie.hops) {
+  for (const topology::PcieHop& hop : pcie.hops) {
     hops.push_back({{"address", hop.address},
                     {"path", hop.path},
                     {"vendor", Value(hop.vendor)},
@@ -32,7 +32,7 @@ json PcieJson(const PciePath& pcie) {
 
 json NetdevJson(const PathReading& path) {
   if (!path.netdev) return json{{"unknown", path.port.netdev.unknown_reason}};
-  const NetdevReading& netdev = *path.netdev;
+  const topology::NetdevReading& netdev = *path.netdev;
   return json{{"name", netdev.name},
               {"operstate", Value(netdev.operstate)},
               {"speed_mbps", Value(netdev.speed_mbps)},
@@ -61,7 +61,7 @@ json CeilingJson(const Ceiling& ceiling) {
 }
 
 json PortJson(const PortDiagnosis& diagnosis) {
-  const RdmaPortReading& port = diagnosis.path.port;
+  const topology::RdmaPortReading& port = diagnosis.path.port;
   return json{{"device", port.device},
               {"port", port.port},
               {"software", port.software},
@@ -75,13 +75,13 @@ json PortJson(const PortDiagnosis& diagnosis) {
               {"ceiling", CeilingJson(diagnosis.ceiling)}};
 }
 
-json InventoryJson(const HostInventory& host) {
+json InventoryJson(const topology::HostInventory& host) {
   json numa = json::array();
-  for (const NumaNode& node : host.numa_nodes) {
+  for (const topology::NumaNode& node : host.numa_nodes) {
     numa.push_back({{"node", node.id}, {"cpulist", Value(node.cpulist)}, {"total_kib", Value(node.total_kib)}});
   }
   json pci = json::array();
-  for (const PciFunction& function : host.pci) {
+  for (const topology::PciFunction& function : host.pci) {
     pci.push_back({{"address", function.address},
                    {"role", function.role},
                    {"vendor", Value(function.vendor)},
@@ -96,11 +96,11 @@ json InventoryJson(const HostInventory& host) {
               {"pci", std::move(pci)}};
 }
 
-json GpusJson(const std::vector<GpuTopology>& gpus) {
+json GpusJson(const std::vector<topology::GpuTopology>& gpus) {
   json out = json::array();
-  for (const GpuTopology& gpu : gpus) {
+  for (const topology::GpuTopology& gpu : gpus) {
     json nics = json::array();
-    for (const NicDistance& nic : gpu.nics) {
+    for (const topology::NicDistance& nic : gpu.nics) {
       nics.push_back({{"nic", nic.nic},
                       {"relation", nic.distance.relation},
                       {"legend", nic.distance.legend.empty() ? json(nullptr) : json(nic.distance.legend)}});

@@ -1,27 +1,28 @@
 #include <fmt/format.h>
 
 #include "doctor/doctor_report.h"
+#include "doctor/goodput.h"
 #include "doctor/units.h"
 
 namespace xfer::doctor {
 namespace {
 
 template <typename T>
-std::string Show(const Reading<T>& reading) {
+std::string Show(const topology::Reading<T>& reading) {
   return reading.known() ? fmt::format("{}", *reading.value) : reading.UnknownText();
 }
 
-std::string ShowHex(const Reading<int64_t>& reading) {
+std::string ShowHex(const topology::Reading<int64_t>& reading) {
   return reading.known() ? fmt::format("0x{:04x}", *reading.value) : "?";
 }
 
-std::string ShowLink(const PcieLinkState& link) {
+std::string ShowLink(const topology::PcieLinkState& link) {
   const std::string speed = link.speed_gts.known() ? FormatNumber(*link.speed_gts.value) + " GT/s" : "? GT/s";
   const std::string width = link.width.known() ? fmt::format("x{}", *link.width.value) : "x?";
   return speed + " " + width;
 }
 
-std::string ShowBytesPerSec(const Reading<double>& rate) {
+std::string ShowBytesPerSec(const topology::Reading<double>& rate) {
   if (!rate.known()) return rate.UnknownText();
   return fmt::format("{} = {} = {}", FormatRate(*rate.value, RateUnit::kGBps), FormatRate(*rate.value, RateUnit::kGbps),
                      FormatRate(*rate.value, RateUnit::kMiBps));
@@ -32,7 +33,7 @@ void AppendNetdev(const PathReading& path, std::string& text) {
     text += fmt::format("  netdev       {}\n", path.port.netdev.UnknownText());
     return;
   }
-  const NetdevReading& netdev = *path.netdev;
+  const topology::NetdevReading& netdev = *path.netdev;
   text += fmt::format("  netdev       {} (state {})\n", netdev.name, Show(netdev.operstate));
   text += fmt::format("    speed      {}\n",
                       netdev.speed_mbps.known() ? fmt::format("{} Mb/s", *netdev.speed_mbps.value)
@@ -49,11 +50,11 @@ void AppendPcie(const PathReading& path, std::string& text) {
     return;
   }
   text += "  PCIe path    (the device first, then every bridge up to the root port)\n";
-  for (const PcieHop& hop : path.pcie.hops) {
+  for (const topology::PcieHop& hop : path.pcie.hops) {
     text += fmt::format("    {}  vendor {} device {}  current {}  max {}{}\n", hop.address, ShowHex(hop.vendor),
                         ShowHex(hop.device_id), ShowLink(hop.current), ShowLink(hop.max),
                         hop.is_virtual() ? fmt::format("  (virtual: {})", hop.virtual_label) : "");
-    for (const PcieLinkState* link : {&hop.current, &hop.max}) {
+    for (const topology::PcieLinkState* link : {&hop.current, &hop.max}) {
       if (!link->speed_gts.known()) text += fmt::format("      speed {}\n", link->speed_gts.UnknownText());
       if (!link->width.known()) text += fmt::format("      width {}\n", link->width.UnknownText());
     }
@@ -77,7 +78,7 @@ void AppendCeiling(const Ceiling& ceiling, std::string& text) {
 }
 
 void AppendPort(const PortDiagnosis& diagnosis, std::string& text) {
-  const RdmaPortReading& port = diagnosis.path.port;
+  const topology::RdmaPortReading& port = diagnosis.path.port;
   text += fmt::format("{} port {}{}\n", port.device, port.port, port.software ? " (software RDMA)" : "");
   text += fmt::format("  state        {} ({})\n", Show(port.state), Show(port.phys_state));
   text += fmt::format("  rate         {}{}\n", Show(port.rate_text),
@@ -97,11 +98,11 @@ void AppendPort(const PortDiagnosis& diagnosis, std::string& text) {
   AppendCeiling(diagnosis.ceiling, text);
 }
 
-std::string ShowGiB(const Reading<int64_t>& kib) {
+std::string ShowGiB(const topology::Reading<int64_t>& kib) {
   return kib.known() ? fmt::format("{:.1f} GiB", static_cast<double>(*kib.value) / (1 << 20)) : kib.UnknownText();
 }
 
-void AppendCpuAndMemory(const HostInventory& host, std::string& text) {
+void AppendCpuAndMemory(const topology::HostInventory& host, std::string& text) {
   text += fmt::format("  CPUs         {}{}\n",
                       host.cpu.count.known() ? fmt::format("{} online ({})", *host.cpu.count.value, *host.cpu.online.value)
                                              : host.cpu.count.UnknownText(),
@@ -109,18 +110,18 @@ void AppendCpuAndMemory(const HostInventory& host, std::string& text) {
   text += fmt::format("  memory       {} total, {} available\n", ShowGiB(host.memory.total_kib),
                       ShowGiB(host.memory.available_kib));
   if (host.numa_nodes.empty()) text += fmt::format("  NUMA         {}\n", host.numa_absent);
-  for (const NumaNode& node : host.numa_nodes) {
+  for (const topology::NumaNode& node : host.numa_nodes) {
     text += fmt::format("  NUMA node {}  CPUs {}, {}\n", node.id, Show(node.cpulist), ShowGiB(node.total_kib));
   }
 }
 
-void AppendPciFunctions(const HostInventory& host, std::string& text) {
+void AppendPciFunctions(const topology::HostInventory& host, std::string& text) {
   if (host.pci.empty()) {
     text += "  PCIe         no network or GPU function under /sys/bus/pci/devices\n";
     return;
   }
   text += "  PCIe         (network and GPU functions: link now, link capable, NUMA node)\n";
-  for (const PciFunction& function : host.pci) {
+  for (const topology::PciFunction& function : host.pci) {
     const std::string vendor = function.vendor_name.empty() ? "" : function.vendor_name + " ";
     const std::string link =
         function.path.hops.empty()
@@ -133,8 +134,8 @@ void AppendPciFunctions(const HostInventory& host, std::string& text) {
 }
 
 // Each GPU against the RDMA NICs: what GPUDirect RDMA's speed depends on.
-void AppendGpus(const std::vector<GpuTopology>& gpus, std::string& text) {
-  for (const GpuTopology& gpu : gpus) {
+void AppendGpus(const std::vector<topology::GpuTopology>& gpus, std::string& text) {
+  for (const topology::GpuTopology& gpu : gpus) {
     text += fmt::format("  GPU {}{}  BAR1 {}, nvidia-peermem {}\n", gpu.address,
                         gpu.vendor_name.empty() ? "" : " (" + gpu.vendor_name + ")",
                         gpu.bar1_bytes.known()
@@ -143,7 +144,7 @@ void AppendGpus(const std::vector<GpuTopology>& gpus, std::string& text) {
                             : gpu.bar1_bytes.UnknownText(),
                         Show(gpu.peermem));
     if (!gpu.no_nic.empty()) text += fmt::format("    to RDMA NICs: {}\n", gpu.no_nic);
-    for (const NicDistance& nic : gpu.nics) {
+    for (const topology::NicDistance& nic : gpu.nics) {
       text += fmt::format("    to {:<10} {}{}\n", nic.nic, nic.distance.relation,
                           nic.distance.legend.empty() ? "" : " [" + nic.distance.legend + "]");
     }

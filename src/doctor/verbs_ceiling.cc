@@ -8,10 +8,10 @@
 namespace xfer::doctor {
 
 VerbsCeiling VerbsCeilingFor(const std::string& device, int port, int mtu_bytes, const std::string& sysfs_root) {
-  const SysfsReader sysfs(sysfs_root);
+  const topology::SysfsReader sysfs(sysfs_root);
   const std::string port_dir = fmt::format("/sys/class/infiniband/{}/ports/{}", device, port);
   if (!sysfs.Exists(port_dir)) {
-    return {Reading<double>::Unknown(fmt::format("{} does not exist under {}", port_dir, sysfs_root)), ""};
+    return {topology::Reading<double>::Unknown(fmt::format("{} does not exist under {}", port_dir, sysfs_root)), ""};
   }
   CeilingOptions options;
   if (mtu_bytes > 0) options.run_mtu_bytes = mtu_bytes;

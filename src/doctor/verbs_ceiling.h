@@ -19,12 +19,12 @@
 
 #include <string>
 
-#include "doctor/reading.h"
+#include "topology/reading.h"
 
 namespace xfer::doctor {
 
 struct VerbsCeiling {
-  Reading<double> bytes_per_s;
+  topology::Reading<double> bytes_per_s;
   std::string source;
 };
 

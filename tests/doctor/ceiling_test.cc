@@ -16,7 +16,7 @@ using testing::Tree;
 constexpr double kMiB = 1048576.0;
 
 Ceiling CeilingOf(const std::string& tree, const std::string& device, int port, const CeilingOptions& options = {}) {
-  return ComputeCeiling(ReadPath(SysfsReader(Tree(tree)), device, port), options);
+  return ComputeCeiling(ReadPath(topology::SysfsReader(Tree(tree)), device, port), options);
 }
 
 // The binding factor's name; "" when nothing binds (so a find fails).

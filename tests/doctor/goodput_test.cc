@@ -29,7 +29,7 @@ TEST(GoodputPcie, UnknownSpeedOrWidthHasNoGoodput) {
 }
 
 TEST(GoodputRoce, Rocev2Ipv4EfficiencyAtEachMtu) {
-  const int overhead = RocePacketOverheadBytes(RoceEncapsulation::kV2Ipv4);
+  const int overhead = RocePacketOverheadBytes(topology::RoceEncapsulation::kV2Ipv4);
   EXPECT_EQ(overhead, 82);
   EXPECT_NEAR(PacketEfficiency(1024, overhead) * 100, 92.59, 5e-3);
   EXPECT_NEAR(PacketEfficiency(2048, overhead) * 100, 96.15, 5e-3);
@@ -37,9 +37,9 @@ TEST(GoodputRoce, Rocev2Ipv4EfficiencyAtEachMtu) {
 }
 
 TEST(GoodputRoce, OtherEncapsulationsAndVlan) {
-  EXPECT_EQ(RocePacketOverheadBytes(RoceEncapsulation::kV2Ipv6), 102);
-  EXPECT_EQ(RocePacketOverheadBytes(RoceEncapsulation::kV1), 94);
-  EXPECT_EQ(RocePacketOverheadBytes(RoceEncapsulation::kV2Ipv4, /*vlan=*/true), 86);
+  EXPECT_EQ(RocePacketOverheadBytes(topology::RoceEncapsulation::kV2Ipv6), 102);
+  EXPECT_EQ(RocePacketOverheadBytes(topology::RoceEncapsulation::kV1), 94);
+  EXPECT_EQ(RocePacketOverheadBytes(topology::RoceEncapsulation::kV2Ipv4, /*vlan=*/true), 86);
 }
 
 TEST(GoodputRoce, ActiveMtuFromNetdevMtu) {

@@ -78,7 +78,7 @@ TEST(Verdict, UnknownCeilingSaysSo) {
   run.label = "x";
   run.bytes_per_s = 1e9;
   Ceiling ceiling;
-  ceiling.bytes_per_s = Reading<double>::Unknown("port rate unknown: speed is missing");
+  ceiling.bytes_per_s = topology::Reading<double>::Unknown("port rate unknown: speed is missing");
   const Verdict verdict = JudgeRun(run, ceiling);
   EXPECT_FALSE(verdict.fraction.has_value());
   ExpectHas(verdict, "expected unknown (port rate unknown: speed is missing)");

@@ -2,14 +2,14 @@
 //
 // The doctor never guesses: every factor it prints is either a value it read
 // (or derived, and then says so) or "unknown: <reason>".
-#ifndef XFER_DOCTOR_READING_H_
-#define XFER_DOCTOR_READING_H_
+#ifndef XFER_TOPOLOGY_READING_H_
+#define XFER_TOPOLOGY_READING_H_
 
 #include <optional>
 #include <string>
 #include <utility>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 template <typename T>
 struct Reading {
@@ -24,6 +24,6 @@ struct Reading {
   std::string UnknownText() const { return "unknown: " + unknown_reason; }
 };
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_READING_H_
+#endif  // XFER_TOPOLOGY_READING_H_

@@ -2,18 +2,18 @@
 // port): CPUs, memory, NUMA nodes, and the PCIe functions that move data
 // (network controllers, GPUs) with their links and NUMA nodes. All of it
 // from /proc and /sys under the SysfsReader's root; nothing is guessed.
-#ifndef XFER_DOCTOR_HOST_INVENTORY_H_
-#define XFER_DOCTOR_HOST_INVENTORY_H_
+#ifndef XFER_TOPOLOGY_HOST_INVENTORY_H_
+#define XFER_TOPOLOGY_HOST_INVENTORY_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "doctor/pcie_path.h"
-#include "doctor/reading.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/pcie_path.h"
+#include "topology/reading.h"
+#include "topology/sysfs_reader.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 struct CpuInventory {
   Reading<std::string> model;   // /proc/cpuinfo "model name" (first CPU)
@@ -60,6 +60,6 @@ Reading<int64_t> CountCpuList(const std::string& list);
 
 HostInventory ReadHostInventory(const SysfsReader& sysfs);
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_HOST_INVENTORY_H_
+#endif  // XFER_TOPOLOGY_HOST_INVENTORY_H_

@@ -1,4 +1,4 @@
-#include "doctor/sysfs_reader.h"
+#include "topology/sysfs_reader.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -9,7 +9,7 @@
 #include <charconv>
 #include <cstring>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 namespace {
 
 std::string ErrnoReason(int error, const std::string& where) {
@@ -171,4 +171,4 @@ std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

@@ -1,15 +1,15 @@
 // What sysfs says about a network interface (/sys/class/net/<if>/...).
-#ifndef XFER_DOCTOR_NETDEV_H_
-#define XFER_DOCTOR_NETDEV_H_
+#ifndef XFER_TOPOLOGY_NETDEV_H_
+#define XFER_TOPOLOGY_NETDEV_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "doctor/reading.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/reading.h"
+#include "topology/sysfs_reader.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 struct NetdevReading {
   std::string name;
@@ -28,6 +28,6 @@ struct NetdevReading {
 
 NetdevReading ReadNetdevInfo(const SysfsReader& sysfs, const std::string& name);
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_NETDEV_H_
+#endif  // XFER_TOPOLOGY_NETDEV_H_

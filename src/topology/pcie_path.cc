@@ -1,4 +1,4 @@
-#include "doctor/pcie_path.h"
+#include "topology/pcie_path.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <charconv>
 #include <string_view>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 namespace {
 
 constexpr int64_t kVirtioVendor = 0x1af4;
@@ -115,4 +115,4 @@ PciePath ReadPciePath(const SysfsReader& sysfs, const std::optional<std::string>
   return path;
 }
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

@@ -7,8 +7,8 @@
 // Every read gives a value or the reason it is unknown (missing file,
 // permission denied, EINVAL as a down netdev's speed gives, empty file, a
 // value of -1), never a default. Thread-compatible; holds no mutable state.
-#ifndef XFER_DOCTOR_SYSFS_READER_H_
-#define XFER_DOCTOR_SYSFS_READER_H_
+#ifndef XFER_TOPOLOGY_SYSFS_READER_H_
+#define XFER_TOPOLOGY_SYSFS_READER_H_
 
 #include <cstdint>
 #include <filesystem>
@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "doctor/reading.h"
+#include "topology/reading.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 class SysfsReader {
  public:
@@ -71,6 +71,6 @@ std::string ParentPath(std::string_view path);
 // The last component ("/a/b" -> "b").
 std::string BaseName(std::string_view path);
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_SYSFS_READER_H_
+#endif  // XFER_TOPOLOGY_SYSFS_READER_H_

@@ -1,16 +1,15 @@
 // What sysfs says about one RDMA port
 // (/sys/class/infiniband/<dev>/ports/<p>/...), and which netdev it sits on.
-#ifndef XFER_DOCTOR_RDMA_PORT_H_
-#define XFER_DOCTOR_RDMA_PORT_H_
+#ifndef XFER_TOPOLOGY_RDMA_PORT_H_
+#define XFER_TOPOLOGY_RDMA_PORT_H_
 
 #include <string>
 #include <vector>
 
-#include "doctor/goodput.h"
-#include "doctor/reading.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/reading.h"
+#include "topology/sysfs_reader.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 // The port's rate file, "%d%s Gb/sec (%dX%s)", e.g. "40 Gb/sec (4X QDR)".
 struct PortRate {
@@ -21,6 +20,10 @@ struct PortRate {
 
 // Parses a rate file's text; unknown when it does not have that shape.
 Reading<PortRate> ParsePortRate(const std::string& text);
+
+// How a RoCE port's packets are framed, from its GID types: what the
+// doctor's goodput model charges per packet (doctor/goodput.h).
+enum class RoceEncapsulation { kV2Ipv4, kV2Ipv6, kV1 };
 
 struct RdmaPortReading {
   std::string device;
@@ -54,6 +57,6 @@ std::vector<int> ListRdmaPorts(const SysfsReader& sysfs, const std::string& devi
 
 RdmaPortReading ReadRdmaPort(const SysfsReader& sysfs, const std::string& device, int port);
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_RDMA_PORT_H_
+#endif  // XFER_TOPOLOGY_RDMA_PORT_H_

@@ -1,4 +1,4 @@
-#include "doctor/host_inventory.h"
+#include "topology/host_inventory.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <charconv>
 #include <string_view>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 namespace {
 
 constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
@@ -129,4 +129,4 @@ HostInventory ReadHostInventory(const SysfsReader& sysfs) {
   return host;
 }
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

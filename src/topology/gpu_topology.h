@@ -4,19 +4,19 @@
 // a root complex, a NUMA node) with nvidia-smi topo -m's legend beside it,
 // the GPU's BAR1 aperture (what a peer can map of its memory), and whether
 // nvidia-peermem is loaded. All from sysfs under the SysfsReader's root.
-#ifndef XFER_DOCTOR_GPU_TOPOLOGY_H_
-#define XFER_DOCTOR_GPU_TOPOLOGY_H_
+#ifndef XFER_TOPOLOGY_GPU_TOPOLOGY_H_
+#define XFER_TOPOLOGY_GPU_TOPOLOGY_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "doctor/host_inventory.h"
-#include "doctor/reading.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/host_inventory.h"
+#include "topology/reading.h"
+#include "topology/sysfs_reader.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 // How far apart two PCI functions are, from their resolved sysfs paths
 // ("/sys/devices/pci0000:16/0000:16:01.0/0000:17:00.0/0000:1b:00.0").
@@ -51,6 +51,6 @@ struct GpuTopology {
 // For each GPU of `host` (PciFunction role "GPU").
 std::vector<GpuTopology> ReadGpuTopology(const SysfsReader& sysfs, const HostInventory& host);
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_GPU_TOPOLOGY_H_
+#endif  // XFER_TOPOLOGY_GPU_TOPOLOGY_H_

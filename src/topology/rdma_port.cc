@@ -1,4 +1,4 @@
-#include "doctor/rdma_port.h"
+#include "topology/rdma_port.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 namespace {
 
 std::string PortDir(const std::string& device, int port) {
@@ -117,4 +117,4 @@ RdmaPortReading ReadRdmaPort(const SysfsReader& sysfs, const std::string& device
   return reading;
 }
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

@@ -1,5 +1,5 @@
 // Every unreadable value is unknown with its reason, never a default.
-#include "doctor/sysfs_reader.h"
+#include "topology/sysfs_reader.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 namespace {
 
 namespace fs = std::filesystem;
@@ -86,4 +86,4 @@ TEST(SysfsPaths, ParentAndBase) {
 }
 
 }  // namespace
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

@@ -1,8 +1,8 @@
-#include "doctor/netdev.h"
+#include "topology/netdev.h"
 
 #include <fmt/format.h>
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 NetdevReading ReadNetdevInfo(const SysfsReader& sysfs, const std::string& name) {
   const std::string dir = "/sys/class/net/" + name;
@@ -20,4 +20,4 @@ NetdevReading ReadNetdevInfo(const SysfsReader& sysfs, const std::string& name) 
   return reading;
 }
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

@@ -1,4 +1,4 @@
-#include "doctor/gpu_topology.h"
+#include "topology/gpu_topology.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <optional>
 #include <sstream>
 
-#include "doctor/rdma_port.h"
+#include "topology/rdma_port.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 namespace {
 
 std::vector<std::string_view> Components(std::string_view path) {
@@ -171,4 +171,4 @@ std::vector<GpuTopology> ReadGpuTopology(const SysfsReader& sysfs, const HostInv
   return gpus;
 }
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology

@@ -5,18 +5,18 @@
 // virtio-net `device` link points at .../0000:01:00.0/virtio1), then reads
 // that function and every bridge above it that has a link. A path with no PCI
 // function (veth, rxe on veth) yields no hops and says so; none is invented.
-#ifndef XFER_DOCTOR_PCIE_PATH_H_
-#define XFER_DOCTOR_PCIE_PATH_H_
+#ifndef XFER_TOPOLOGY_PCIE_PATH_H_
+#define XFER_TOPOLOGY_PCIE_PATH_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "doctor/reading.h"
-#include "doctor/sysfs_reader.h"
+#include "topology/reading.h"
+#include "topology/sysfs_reader.h"
 
-namespace xfer::doctor {
+namespace xfer::topology {
 
 struct PcieLinkState {
   Reading<double> speed_gts;  // GT/s, from "16.0 GT/s PCIe"
@@ -52,6 +52,6 @@ Reading<double> ParsePcieSpeed(const std::string& text);
 PciePath ReadPciePath(const SysfsReader& sysfs, const std::optional<std::string>& device_path,
                       const std::string& why_absent);
 
-}  // namespace xfer::doctor
+}  // namespace xfer::topology
 
-#endif  // XFER_DOCTOR_PCIE_PATH_H_
+#endif  // XFER_TOPOLOGY_PCIE_PATH_H_
