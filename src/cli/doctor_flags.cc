@@ -10,7 +10,7 @@
 namespace xfer::cli {
 namespace {
 
-enum class Field { kDevice, kPort, kRun, kJson, kSysfsRoot };
+enum class Field { kDevice, kPort, kRun, kJson, kSysfsRoot, kNicMap };
 
 using DoctorFlag = ValueFlag<Field>;
 
@@ -20,6 +20,7 @@ constexpr DoctorFlag kDoctorFlags[] = {
     {'\0', "run", Field::kRun},
     {'\0', "json", Field::kJson},
     {'\0', "sysfs-root", Field::kSysfsRoot},
+    {'\0', "nic-map", Field::kNicMap},
 };
 
 Status Store(const DoctorFlag& flag, std::string value, DoctorRequest& request) {
@@ -28,6 +29,7 @@ Status Store(const DoctorFlag& flag, std::string value, DoctorRequest& request) 
     case Field::kRun: request.run_path = std::move(value); return Status::Ok();
     case Field::kJson: request.json_path = std::move(value); return Status::Ok();
     case Field::kSysfsRoot: request.sysfs_root = std::move(value); return Status::Ok();
+    case Field::kNicMap: request.nic_map_path = std::move(value); return Status::Ok();
     case Field::kPort: {
       int port = 0;
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), port);
@@ -78,7 +80,8 @@ std::string DoctorHelp() {
          "Reads, from sysfs, what limits RDMA bandwidth on this host: port state,\n"
          "rate and link layer, the netdev (speed, MTU) and the active MTU derived\n"
          "from it, the PCIe link of the device and of every bridge up to the root\n"
-         "port, the NUMA node, hugepages and the CPU governor. Then prints the\n"
+         "port, the NUMA node, hugepages, the CPU governor, and which RDMA devices\n"
+         "serve each GPU's and NUMA node's memory. Then prints the\n"
          "expected goodput ceiling and the factor that binds it. What cannot be\n"
          "read is printed as unknown, with the reason.\n"
          "With --run it prints, for the run: expected X, measured Y (Z %), bound\n"
@@ -95,6 +98,8 @@ std::string DoctorHelp() {
          "      --run=<file>       Judge a run: a test's or xfer matrix's --json file\n"
          "      --json=<file>      Also write the findings as JSON to <file>\n"
          "      --sysfs-root=<dir> Read /sys and /proc under <dir> (default /)\n"
+         "      --nic-map=<file>   Correct which RDMA devices serve which GPU or NUMA node\n"
+         "                         (JSON; see docs/rails.md)\n"
          "  -h, --help             Show this help screen\n";
 }
 

@@ -46,6 +46,7 @@ FileUses FileUsesOf(const ParsedCommand& command) {
     case Action::kDevices: AddIfGiven(uses.writes, "--json", command.devices.json_path); break;
     case Action::kDoctor:
       AddIfGiven(uses.reads, "--run", command.doctor.run_path);
+      AddIfGiven(uses.reads, "--nic-map", command.doctor.nic_map_path);
       AddDoctorFolders(command.doctor.sysfs_root, uses);
       AddIfGiven(uses.writes, "--json", command.doctor.json_path);
       break;

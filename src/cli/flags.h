@@ -66,9 +66,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/model/bench_params.h"
 #include "bench/cluster/cluster_config.h"
 #include "bench/matrix/matrix_config.h"
+#include "bench/model/bench_params.h"
 #include "xfer/engine.h"
 #include "xfer/status.h"
 
@@ -101,6 +101,7 @@ struct DoctorRequest {
   std::string run_path;        // --run: "" = no run to judge
   std::string json_path;       // --json: "" = no file
   std::string sysfs_root = "/";
+  std::string nic_map_path;    // --nic-map: "" = what sysfs says
 };
 
 struct ParsedCommand {

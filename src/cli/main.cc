@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "common/build_options.h"
 #include "bench/cluster/cluster_rank.h"
 #include "bench/cluster/cluster_schedule.h"
 #include "bench/matrix/loopback_target.h"
@@ -23,6 +22,7 @@
 #include "cli/file_uses.h"
 #include "cli/flags.h"
 #include "cli/version.h"
+#include "common/build_options.h"
 #include "common/exit_status.h"
 #include "common/output_file.h"
 #include "common/socket.h"
@@ -118,6 +118,7 @@ int RunDoctor(const xfer::cli::DoctorRequest& request) {
   if (request.port > 0) options.port = request.port;
   options.run_path = request.run_path;
   options.sysfs_root = request.sysfs_root;
+  options.nic_map_path = request.nic_map_path;
   return xfer::doctor::RunDoctorCommand(options, request.json_path, stdout, stderr);
 }
 

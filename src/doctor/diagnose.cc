@@ -10,6 +10,10 @@
 namespace xfer::doctor {
 namespace {
 
+// A --nic-map file names a few dozen devices and GPUs: anything near this
+// size is not one.
+constexpr size_t kMaxNicMapBytes = size_t{1} << 20;
+
 struct PortKey {
   std::string device;
   int port;
@@ -117,6 +121,14 @@ Result<DoctorReport> Diagnose(const DoctorOptions& options) {
   }
   report.inventory = topology::ReadHostInventory(sysfs);
   report.gpus = topology::ReadGpuTopology(sysfs, report.inventory);
+  topology::NicMap nic_map = topology::ReadNicMap(sysfs);
+  if (!options.nic_map_path.empty()) {
+    auto text = ReadInputFile(options.nic_map_path, kMaxNicMapBytes);
+    if (!text.ok()) return text.status().WithContext("--nic-map");
+    XFER_RETURN_IF_ERROR(
+        topology::ApplyNicMapOverrides(*text, "--nic-map " + options.nic_map_path, nic_map));
+  }
+  report.nic_map = DiagnoseNicMap(nic_map);
   report.host = ReadHostTuning(sysfs);
   report.host_warnings = HostWarnings(report.host);
   for (const RunMeasurement& run : runs) report.verdicts.push_back(JudgeOne(sysfs, options, run));

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "doctor/ceiling.h"
-#include "topology/gpu_topology.h"
-#include "topology/host_inventory.h"
 #include "doctor/host_tuning.h"
+#include "doctor/nic_map_diagnosis.h"
 #include "doctor/path_reading.h"
 #include "doctor/run_file.h"
-#include "topology/sysfs_reader.h"
 #include "doctor/verdict.h"
+#include "topology/gpu_topology.h"
+#include "topology/host_inventory.h"
+#include "topology/sysfs_reader.h"
 #include "xfer/status.h"
 
 namespace xfer::doctor {
@@ -25,6 +26,9 @@ struct DoctorOptions {
   std::optional<int> port;     // -i: only this port; nullopt = all (or the run's)
   std::string run_path;        // --run: judge this run; "" = none
   std::string sysfs_root = "/";
+  // --nic-map: corrections to which RDMA devices serve which GPU or node
+  // (topology/nic_map.h's override file); "" = none.
+  std::string nic_map_path;
 };
 
 struct PortDiagnosis {
@@ -37,6 +41,7 @@ struct DoctorReport {
   std::vector<PortDiagnosis> ports;  // empty on a host without an RDMA port
   topology::HostInventory inventory;
   std::vector<topology::GpuTopology> gpus;  // each GPU against the RDMA NICs
+  NicMapDiagnosis nic_map;                   // which RDMA devices serve which memory
   HostTuning host;
   std::vector<std::string> host_warnings;
   std::vector<Verdict> verdicts;
@@ -48,8 +53,8 @@ struct DoctorReport {
 // Reads everything `options` asks about and judges the run, if any. A host
 // without an RDMA port is a finding, not an error: the report holds its
 // host section and the verdict "no RDMA port under ...". Errors:
-// kInvalidArgument for a bad --run file (naming it) or a --sysfs-root that
-// is no folder; kNotFound when -d names no device under the root, or -i a
+// kInvalidArgument for a bad --run file (naming it), a bad --nic-map file,
+// or a --sysfs-root that is no folder; kNotFound when -d names no device under the root, or -i a
 // port none of its RDMA devices has (the message says where it looked).
 Result<DoctorReport> Diagnose(const DoctorOptions& options);
 

@@ -114,6 +114,20 @@ json GpusJson(const std::vector<topology::GpuTopology>& gpus) {
   return out;
 }
 
+json NicMapJson(const NicMapDiagnosis& map) {
+  json served = json::array();
+  for (const ServedMemory& memory : map.served) {
+    json nics = json::array();
+    for (const topology::ServingNic& nic : memory.nics) {
+      nics.push_back({{"nic", nic.nic}, {"tier", topology::TierName(nic.tier)}});
+    }
+    served.push_back({{"gpu", memory.gpu.empty() ? json(nullptr) : json(memory.gpu)},
+                      {"numa_node", memory.numa_node < 0 ? json(nullptr) : json(memory.numa_node)},
+                      {"nics", std::move(nics)}});
+  }
+  return {{"served", std::move(served)}, {"warnings", map.warnings}};
+}
+
 json HostJson(const DoctorReport& report) {
   json pools = json::array();
   for (const HugepagePool& pool : report.host.pools) {
@@ -121,6 +135,7 @@ json HostJson(const DoctorReport& report) {
   }
   json host = InventoryJson(report.inventory);
   host["gpus"] = GpusJson(report.gpus);
+  host["nic_map"] = NicMapJson(report.nic_map);
   host.update(json{{"default_hugepage_kib", Value(report.host.default_hugepage_kib)},
               {"hugepage_pools", std::move(pools)},
               {"thp_enabled", Value(report.host.thp_enabled)},

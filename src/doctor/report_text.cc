@@ -151,12 +151,37 @@ void AppendGpus(const std::vector<topology::GpuTopology>& gpus, std::string& tex
   }
 }
 
+std::string ServingText(const std::vector<topology::ServingNic>& nics) {
+  if (nics.empty()) return "no active RDMA device";
+  std::string names;
+  for (const topology::ServingNic& nic : nics) {
+    if (!names.empty()) names += ", ";
+    names += nic.nic;
+  }
+  return fmt::format("{} [{}]", names, topology::TierName(nics.front().tier));
+}
+
+// Which RDMA devices the engine would give memory on each GPU and node.
+void AppendNicMap(const NicMapDiagnosis& map, std::string& text) {
+  if (map.served.empty()) return;
+  text += "  NIC map      (the RDMA devices that serve each GPU's and node's memory)\n";
+  for (const ServedMemory& memory : map.served) {
+    const std::string what =
+        !memory.gpu.empty()       ? "GPU " + memory.gpu
+        : memory.numa_node >= 0 ? fmt::format("node {} memory", memory.numa_node)
+                                : std::string("host memory");
+    text += fmt::format("    {:<18}  {}\n", what, ServingText(memory.nics));
+  }
+  for (const std::string& warning : map.warnings) text += "  warning: " + warning + "\n";
+}
+
 void AppendHost(const DoctorReport& report, std::string& text) {
   const HostTuning& host = report.host;
   text += "host\n";
   AppendCpuAndMemory(report.inventory, text);
   AppendPciFunctions(report.inventory, text);
   AppendGpus(report.gpus, text);
+  AppendNicMap(report.nic_map, text);
   text += fmt::format("  hugepages    default size {}\n",
                       host.default_hugepage_kib.known() ? fmt::format("{} KiB", *host.default_hugepage_kib.value)
                                                         : host.default_hugepage_kib.UnknownText());

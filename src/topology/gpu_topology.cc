@@ -41,23 +41,6 @@ std::optional<size_t> RootIndex(const std::vector<std::string_view>& parts) {
   return std::nullopt;
 }
 
-// The path up to its last PCI function: a netdev's `device` link can point
-// below it (virtio: .../0000:01:00.0/virtio1).
-std::optional<std::string> PciFunctionPath(const std::string& path) {
-  const std::vector<std::string_view> parts = Components(path);
-  std::optional<size_t> last;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (IsPciAddress(parts[i])) last = i;
-  }
-  if (!last) return std::nullopt;
-  std::string out;
-  for (size_t i = 0; i <= *last; ++i) {
-    out += '/';
-    out.append(parts[i]);
-  }
-  return out;
-}
-
 Reading<uint64_t> ReadBar1(const SysfsReader& sysfs, const std::string& address) {
   const std::string file = fmt::format("/sys/bus/pci/devices/{}/resource", address);
   const Reading<std::string> resource = sysfs.ReadAll(file);
@@ -89,6 +72,21 @@ Reading<std::string> ReadPeermem(const SysfsReader& sysfs) {
 
 }  // namespace
 
+std::optional<std::string> PciFunctionPath(const std::string& path) {
+  const std::vector<std::string_view> parts = Components(path);
+  std::optional<size_t> last;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (IsPciAddress(parts[i])) last = i;
+  }
+  if (!last) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i <= *last; ++i) {
+    out += '/';
+    out.append(parts[i]);
+  }
+  return out;
+}
+
 PcieDistance DistanceBetween(std::string_view path_a, std::string_view path_b, int64_t numa_a,
                              int64_t numa_b) {
   const std::vector<std::string_view> a = Components(path_a);
@@ -96,20 +94,22 @@ PcieDistance DistanceBetween(std::string_view path_a, std::string_view path_b, i
   const std::optional<size_t> root_a = RootIndex(a);
   const std::optional<size_t> root_b = RootIndex(b);
   if (!root_a || !root_b) {
-    return {fmt::format("unknown: {} is under no PCI root complex", !root_a ? path_a : path_b), ""};
+    return {fmt::format("unknown: {} is under no PCI root complex", !root_a ? path_a : path_b), "",
+            Tier::kUnknown};
   }
   if (a[*root_a] != b[*root_b]) {
     if (numa_a >= 0 && numa_b >= 0) {
       if (numa_a == numa_b) {
         return {fmt::format("on NUMA node {}, across root complexes ({} and {})", numa_a,
                             a[*root_a], b[*root_b]),
-                "NODE"};
+                "NODE", Tier::kSameNode};
       }
-      return {fmt::format("across NUMA nodes ({} and {})", numa_a, numa_b), "SYS"};
+      return {fmt::format("across NUMA nodes ({} and {})", numa_a, numa_b), "SYS",
+              Tier::kAcrossNodes};
     }
     return {fmt::format("across root complexes ({} and {}); NUMA nodes unknown", a[*root_a],
                         b[*root_b]),
-            "NODE or SYS"};
+            "NODE or SYS", Tier::kUnknown};
   }
   // Functions below the root complex that both paths pass through.
   size_t shared = 0;
@@ -118,11 +118,14 @@ PcieDistance DistanceBetween(std::string_view path_a, std::string_view path_b, i
     ++shared;
   }
   if (shared == 0) {
-    return {fmt::format("on one root complex ({}), through its host bridge", a[*root_a]), "PHB"};
+    return {fmt::format("on one root complex ({}), through its host bridge", a[*root_a]), "PHB",
+            Tier::kSameRootComplex};
   }
   const std::string_view common = a[*root_a + shared];
-  if (shared == 1) return {fmt::format("below one root port ({})", common), "PIX/PXB"};
-  return {fmt::format("behind one PCIe switch ({})", common), "PIX/PXB"};
+  if (shared == 1) {
+    return {fmt::format("below one root port ({})", common), "PIX/PXB", Tier::kSameSwitch};
+  }
+  return {fmt::format("behind one PCIe switch ({})", common), "PIX/PXB", Tier::kSameSwitch};
 }
 
 std::vector<GpuTopology> ReadGpuTopology(const SysfsReader& sysfs, const HostInventory& host) {

@@ -8,6 +8,7 @@
 #define XFER_TOPOLOGY_GPU_TOPOLOGY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "topology/host_inventory.h"
 #include "topology/reading.h"
 #include "topology/sysfs_reader.h"
+#include "topology/tier.h"
 
 namespace xfer::topology {
 
@@ -28,11 +30,18 @@ struct PcieDistance {
   // nvidia-smi topo -m's word for it: "PIX/PXB", "PHB", "NODE", "SYS";
   // "" when unknown.
   std::string legend;
+  Tier tier = Tier::kUnknown;
 };
 
 // Pure. `numa_a` / `numa_b`: the functions' NUMA nodes, -1 when unknown.
 PcieDistance DistanceBetween(std::string_view path_a, std::string_view path_b, int64_t numa_a,
                              int64_t numa_b);
+
+// The path up to its last PCI function ("/sys/devices/pci0000:00/
+// 0000:00:02.0/0000:01:00.0" for ".../0000:01:00.0/virtio1": a netdev's
+// `device` link can point below its function); nullopt for a path through
+// no PCI function (a veth, a software RDMA device on one).
+std::optional<std::string> PciFunctionPath(const std::string& path);
 
 struct NicDistance {
   std::string nic;  // the RDMA device, "mlx5_0"

@@ -12,6 +12,7 @@
 namespace xfer::doctor {
 namespace {
 
+using xfer::testing::AddSwitchWithGpuAndNic;
 using xfer::testing::ScratchSysfs;
 using xfer::testing::WriteTwoSocketHostWithAGpuAndANic;
 
@@ -50,6 +51,62 @@ TEST(Diagnose, AHostWithoutRdmaGetsItsHostSectionAndTheVerdictNoRdmaPort) {
   EXPECT_TRUE(Diagnose(options).ok());
   options.device = "mlx5_0";  // -d naming a device that is not there: an error
   EXPECT_EQ(Diagnose(options).status().code(), StatusCode::kNotFound);
+}
+
+// The map the engine's rails follow, printed: each GPU's own switch NIC,
+// each node's NICs, in text and JSON.
+TEST(Diagnose, TheNicMapSaysWhichNicsServeEachGpuAndNode) {
+  ScratchSysfs tree;
+  xfer::testing::WriteEightGpuServer(tree);
+  DoctorOptions options;
+  options.sysfs_root = tree.root();
+  const Result<DoctorReport> report = Diagnose(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const std::string text = DoctorText(*report);
+  EXPECT_NE(text.find("    GPU 0000:13:00.0    mlx5_0 [PIX/PXB]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    GPU 0000:b4:00.0    mlx5_7 [PIX/PXB]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    node 1 memory       mlx5_4, mlx5_5, mlx5_6, mlx5_7 [NODE]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(report->nic_map.warnings.empty());
+  const nlohmann::json map = DoctorJson(*report)["host"]["nic_map"];
+  ASSERT_EQ(map["served"].size(), 10u);
+  EXPECT_EQ(map["served"][3]["gpu"], "0000:34:00.0");
+  EXPECT_EQ(map["served"][3]["nics"][0]["nic"], "mlx5_3");
+  EXPECT_EQ(map["served"][3]["nics"][0]["tier"], "PIX/PXB");
+  EXPECT_EQ(map["served"][8]["numa_node"], 0);
+}
+
+// A GPU whose only NIC sits on the other socket is warned about; a
+// --nic-map file that names a device the host lacks is refused.
+TEST(Diagnose, AGpuServedOnlyAcrossNodesIsWarnedAboutAndABadNicMapRefused) {
+  ScratchSysfs tree;
+  WriteTwoSocketHostWithAGpuAndANic(tree);
+  AddSwitchWithGpuAndNic(tree);
+  DoctorOptions options;
+  options.sysfs_root = tree.root();
+  const Result<DoctorReport> report = Diagnose(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->nic_map.warnings.size(), 1u);
+  EXPECT_TRUE(report->nic_map.warnings[0].starts_with(
+      "GPU 0000:1b:00.0 is on NUMA node 0, and its nearest active RDMA device (mlx5_0) is "
+      "across NUMA nodes [SYS]"))
+      << report->nic_map.warnings[0];
+  EXPECT_NE(DoctorText(*report).find("  warning: GPU 0000:1b:00.0 is on NUMA node 0"),
+            std::string::npos);
+
+  tree.Write("map.json", R"({"nics": {"mlx5_9": {"numa_node": 0}}})");
+  options.nic_map_path = tree.root() + "/map.json";
+  const Result<DoctorReport> refused = Diagnose(options);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("nics.mlx5_9 names an RDMA device this host does not have"),
+            std::string::npos)
+      << refused.status().ToString();
+  // The file moves the NIC to node 0: the warning goes.
+  tree.Write("map.json", R"({"nics": {"mlx5_0": {"numa_node": 0}}})");
+  const Result<DoctorReport> corrected = Diagnose(options);
+  ASSERT_TRUE(corrected.ok()) << corrected.status().ToString();
+  EXPECT_TRUE(corrected->nic_map.warnings.empty());
 }
 
 }  // namespace
