@@ -1,0 +1,122 @@
+#include "core/rail_striper.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+
+namespace xfer::core {
+namespace {
+
+// The weight of a new sample in a rail's estimate: about the last eight
+// completions count.
+constexpr double kEwmaWeight = 0.125;
+
+// A rail's start when no rail's rate is known: 10 Gb/s, the slowest link a
+// rail is worth striping over. Only the ratio between rails matters.
+constexpr double kUnknownRate = 1.25e9;
+
+int64_t Nanoseconds(RailStriper::Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
+
+RailStriper::RailStriper(std::span<const double> nominal_bytes_per_sec, Options options)
+    : options_(options),
+      rails_storage_(std::make_unique<Rail[]>(nominal_bytes_per_sec.size())),
+      rails_(rails_storage_.get(), nominal_bytes_per_sec.size()) {
+  assert(!rails_.empty() && rails_.size() <= kMaxRails);
+  const double fastest =
+      *std::max_element(nominal_bytes_per_sec.begin(), nominal_bytes_per_sec.end());
+  for (size_t i = 0; i < rails_.size(); ++i) {
+    const double nominal = nominal_bytes_per_sec[i];
+    rails_[i].bytes_per_sec.store(nominal > 0 ? nominal : fastest > 0 ? fastest : kUnknownRate,
+                                  std::memory_order_relaxed);
+  }
+}
+
+uint32_t RailStriper::Best(uint64_t bytes, std::span<const uint64_t> planned) const {
+  uint32_t best = 0;
+  double best_score = 0;
+  for (uint32_t i = 0; i < rails_.size(); ++i) {
+    const Rail& rail = rails_[i];
+    const auto load = static_cast<double>(rail.in_flight.load(std::memory_order_relaxed) +
+                                          planned[i] + bytes);
+    const double score = load / rail.bytes_per_sec.load(std::memory_order_relaxed);
+    if (i == 0 || score < best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
+  assert(bytes > 0);
+  const uint64_t request = requests_.fetch_add(1, std::memory_order_relaxed);
+  const auto rails = static_cast<uint32_t>(rails_.size());
+  std::array<uint64_t, kMaxRails> planned{};
+  const auto whole = [&](uint32_t rail) {
+    out.push_back({rail, 0, bytes});
+    rails_[rail].in_flight.fetch_add(bytes, std::memory_order_relaxed);
+  };
+  if (rails == 1) return whole(0);
+  if (options_.probe_every != 0 && request % options_.probe_every == options_.probe_every - 1) {
+    return whole(static_cast<uint32_t>((request / options_.probe_every) % rails));
+  }
+  if (bytes < options_.stripe_from_bytes) return whole(Best(bytes, planned));
+  // Slices of whole units, as many as max_slices allows.
+  const uint64_t unit = options_.slice_unit;
+  uint64_t slice = unit;
+  if ((bytes + unit - 1) / unit > options_.max_slices) {
+    const uint64_t even = (bytes + options_.max_slices - 1) / options_.max_slices;
+    slice = (even + unit - 1) / unit * unit;
+  }
+  const size_t first = out.size();
+  for (uint64_t offset = 0; offset < bytes;) {
+    uint64_t length = std::min(slice, bytes - offset);
+    const uint64_t rest = bytes - offset - length;
+    if (rest != 0 && rest < slice / 4) length += rest;  // a short tail joins this slice
+    const uint32_t rail = Best(length, planned);
+    planned[rail] += length;
+    if (out.size() > first && out.back().rail == rail) {
+      out.back().length += length;
+    } else {
+      out.push_back({rail, offset, length});
+    }
+    offset += length;
+  }
+  for (uint32_t i = 0; i < rails; ++i) {
+    if (planned[i] != 0) rails_[i].in_flight.fetch_add(planned[i], std::memory_order_relaxed);
+  }
+}
+
+void RailStriper::Completed(uint32_t rail_index, uint64_t bytes, Clock::time_point posted,
+                            Clock::time_point finished, bool ok) {
+  Rail& rail = rails_[rail_index];
+  rail.in_flight.fetch_sub(bytes, std::memory_order_relaxed);
+  if (!ok) return;
+  rail.bytes.fetch_add(bytes, std::memory_order_relaxed);
+  rail.slices.fetch_add(1, std::memory_order_relaxed);
+  const int64_t end = Nanoseconds(finished);
+  const int64_t previous = rail.last_completion_ns.exchange(end, std::memory_order_relaxed);
+  // Posted while an earlier slice was still on the rail: it waited for it,
+  // and its own time starts when that one finished.
+  const int64_t start = std::max(Nanoseconds(posted), std::min(previous, end));
+  if (end <= start) return;
+  const double sample = static_cast<double>(bytes) * 1e9 / static_cast<double>(end - start);
+  const double estimate = rail.bytes_per_sec.load(std::memory_order_relaxed);
+  // Racing completions may lose one another's update: a sample or two in
+  // an average of many.
+  rail.bytes_per_sec.store(estimate + kEwmaWeight * (sample - estimate),
+                           std::memory_order_relaxed);
+}
+
+RailStriper::RailStats RailStriper::Stats(uint32_t rail_index) const {
+  const Rail& rail = rails_[rail_index];
+  return {rail.bytes.load(std::memory_order_relaxed), rail.slices.load(std::memory_order_relaxed),
+          rail.in_flight.load(std::memory_order_relaxed),
+          rail.bytes_per_sec.load(std::memory_order_relaxed)};
+}
+
+}  // namespace xfer::core

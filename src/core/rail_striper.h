@@ -1,0 +1,113 @@
+// How a request's bytes are dealt over a connection's rails (one path each
+// between the two engines: a pair of NICs, a pair of addresses), the way
+// Mooncake's TENT deals slices over NICs:
+//  - a request of at least stripe_from_bytes is cut into slices: units of
+//    slice_unit bytes, at most max_slices of them, a tail under a quarter
+//    of a slice merged into the one before;
+//  - each slice goes to the rail with the lowest score, (bytes in flight
+//    on it + the slice) / its bandwidth estimate, so that a faster rail
+//    and a less loaded one take more;
+//  - a smaller request stays whole, on the rail with the lowest score;
+//  - every probe_every-th request is dealt round-robin instead, whole, so
+//    that a rail the scores starve is still measured.
+// The estimate starts at the rail's nominal rate and follows what its
+// slices achieve (an EWMA of bytes over the time the rail took to finish
+// them, Completed()).
+//
+// Thread-safe and lock-free: posting threads Deal() while transport
+// threads report Completed(); the scores read a moment's state, which is
+// what a heuristic needs.
+#ifndef XFER_CORE_RAIL_STRIPER_H_
+#define XFER_CORE_RAIL_STRIPER_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace xfer::core {
+
+class RailStriper {
+ public:
+  struct Options {
+    uint64_t slice_unit = uint64_t{64} << 10;
+    uint32_t max_slices = 32;
+    // Requests below this stay whole on one rail: cutting them would cost
+    // more in posts than a second rail gives back.
+    uint64_t stripe_from_bytes = uint64_t{256} << 10;
+    uint32_t probe_every = 100;
+  };
+
+  // One slice: the bytes [offset, offset + length) of the request, in the
+  // order of its entries, for `rail`.
+  struct Slice {
+    uint32_t rail;
+    uint64_t offset;
+    uint64_t length;
+  };
+
+  // What one rail has carried, for PeerInfo.
+  struct RailStats {
+    uint64_t bytes = 0;        // completed
+    uint64_t slices = 0;       // completed
+    uint64_t in_flight = 0;    // dealt, not yet completed
+    double bytes_per_sec = 0;  // the estimate
+  };
+
+  // `nominal_bytes_per_sec`: each rail's rate as its link reports it; 0
+  // when unknown (such a rail starts at the fastest known one's, or all at
+  // one rate when none is known). 1 to kMaxRails rails.
+  RailStriper(std::span<const double> nominal_bytes_per_sec, Options options);
+  RailStriper(const RailStriper&) = delete;
+  RailStriper& operator=(const RailStriper&) = delete;
+
+  // The most rails a connection has: 16 NICs per host is the most the
+  // machines our users run on have.
+  static constexpr size_t kMaxRails = 16;
+
+  size_t rails() const { return rails_.size(); }
+
+  // Deals a request of `bytes` (> 0): appends its slices to `out` in byte
+  // order, and counts them in flight on their rails. Slices that follow
+  // each other on one rail are merged.
+  void Deal(uint64_t bytes, std::vector<Slice>& out);
+
+  using Clock = std::chrono::steady_clock;
+
+  // `bytes` dealt to `rail`, posted at `posted`, finished at `finished`
+  // (or failed: `ok` false): they leave its bytes in flight, and a success
+  // moves its estimate.
+  void Completed(uint32_t rail, uint64_t bytes, Clock::time_point posted,
+                 Clock::time_point finished, bool ok);
+
+  RailStats Stats(uint32_t rail) const;
+
+ private:
+  struct Rail {
+    std::atomic<uint64_t> in_flight{0};
+    std::atomic<uint64_t> bytes{0};
+    std::atomic<uint64_t> slices{0};
+    std::atomic<double> bytes_per_sec{1};  // the estimate
+    // When the last completion was reported (steady clock, ns): a slice
+    // that was posted before it queued behind it, and its time is counted
+    // from there, so that back-to-back slices measure the rail's rate, not
+    // their queueing.
+    std::atomic<int64_t> last_completion_ns{0};
+  };
+
+  // The rail with the lowest score for `bytes` more, counting `planned`
+  // bytes already dealt to each in this call.
+  uint32_t Best(uint64_t bytes, std::span<const uint64_t> planned) const;
+
+  const Options options_;
+  std::unique_ptr<Rail[]> rails_storage_;
+  std::span<Rail> rails_;
+  std::atomic<uint64_t> requests_{0};
+};
+
+}  // namespace xfer::core
+
+#endif  // XFER_CORE_RAIL_STRIPER_H_
