@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include "xfer/transfer.h"
 
@@ -69,6 +70,18 @@ class RequestAccess {
   // are still under way. REQUIRES: the caller knows the request is alive
   // (in flight, or owned by the caller).
   static void Preempt(TransferRequest& request, const Status& status);
+
+  // What the request's finished parts came to so far: the first failure
+  // (OK when none failed) and the bytes moved. For a CompletionWatch, in
+  // Finished(), where they are the request's final ones.
+  static Status PartsStatus(const TransferRequest& request) {
+    if (!request.failed_.load(std::memory_order_acquire)) return Status::Ok();
+    std::lock_guard lock(request.error_mu_);
+    return request.error_;
+  }
+  static size_t PartsBytes(const TransferRequest& request) {
+    return request.bytes_.load(std::memory_order_acquire);
+  }
 
   // Finishes a request started with one part: no read-modify-write on the
   // success path, since nobody else can be finishing it (a held request,

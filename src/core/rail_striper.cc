@@ -7,9 +7,9 @@
 namespace xfer::core {
 namespace {
 
-// The weight of a new sample in a rail's estimate: about the last eight
-// completions count.
-constexpr double kEwmaWeight = 0.125;
+// The weight of a new sample in a rail's estimate: the last few windows
+// count.
+constexpr double kEwmaWeight = 0.25;
 
 // A rail's start when no rail's rate is known: 10 Gb/s, the slowest link a
 // rail is worth striping over. Only the ratio between rails matters.
@@ -51,14 +51,22 @@ uint32_t RailStriper::Best(uint64_t bytes, std::span<const uint64_t> planned) co
   return best;
 }
 
-void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
+void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out, Clock::time_point now) {
   assert(bytes > 0);
   const uint64_t request = requests_.fetch_add(1, std::memory_order_relaxed);
   const auto rails = static_cast<uint32_t>(rails_.size());
   std::array<uint64_t, kMaxRails> planned{};
+  const auto charge = [&](uint32_t rail, uint64_t charged) {
+    Rail& r = rails_[rail];
+    // Idle until now: its next sample starts here.
+    if (r.in_flight.fetch_add(charged, std::memory_order_relaxed) == 0) {
+      r.window_start_ns.store(Nanoseconds(now), std::memory_order_relaxed);
+      r.window_bytes.store(0, std::memory_order_relaxed);
+    }
+  };
   const auto whole = [&](uint32_t rail) {
     out.push_back({rail, 0, bytes});
-    rails_[rail].in_flight.fetch_add(bytes, std::memory_order_relaxed);
+    charge(rail, bytes);
   };
   if (rails == 1) return whole(0);
   if (options_.probe_every != 0 && request % options_.probe_every == options_.probe_every - 1) {
@@ -87,27 +95,33 @@ void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
     offset += length;
   }
   for (uint32_t i = 0; i < rails; ++i) {
-    if (planned[i] != 0) rails_[i].in_flight.fetch_add(planned[i], std::memory_order_relaxed);
+    if (planned[i] != 0) charge(i, planned[i]);
   }
 }
 
-void RailStriper::Completed(uint32_t rail_index, uint64_t bytes, Clock::time_point posted,
-                            Clock::time_point finished, bool ok) {
+void RailStriper::Completed(uint32_t rail_index, uint64_t bytes, Clock::time_point finished,
+                            bool ok) {
   Rail& rail = rails_[rail_index];
   rail.in_flight.fetch_sub(bytes, std::memory_order_relaxed);
   if (!ok) return;
   rail.bytes.fetch_add(bytes, std::memory_order_relaxed);
   rail.slices.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t window = rail.window_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   const int64_t end = Nanoseconds(finished);
-  const int64_t previous = rail.last_completion_ns.exchange(end, std::memory_order_relaxed);
-  // Posted while an earlier slice was still on the rail: it waited for it,
-  // and its own time starts when that one finished.
-  const int64_t start = std::max(Nanoseconds(posted), std::min(previous, end));
-  if (end <= start) return;
-  const double sample = static_cast<double>(bytes) * 1e9 / static_cast<double>(end - start);
+  const int64_t start = rail.window_start_ns.load(std::memory_order_relaxed);
+  const int64_t min_window =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(kMinWindow).count();
+  if (end - start < min_window) return;
+  // One completing thread takes the sample; a racing one adds to the next.
+  int64_t expected = start;
+  if (!rail.window_start_ns.compare_exchange_strong(expected, end, std::memory_order_relaxed)) {
+    return;
+  }
+  rail.window_bytes.fetch_sub(window, std::memory_order_relaxed);
+  const double sample = static_cast<double>(window) * 1e9 / static_cast<double>(end - start);
   const double estimate = rail.bytes_per_sec.load(std::memory_order_relaxed);
-  // Racing completions may lose one another's update: a sample or two in
-  // an average of many.
+  // Racing windows of different rails touch different lines; one rail's
+  // estimate has one writer at a time (the CAS above).
   rail.bytes_per_sec.store(estimate + kEwmaWeight * (sample - estimate),
                            std::memory_order_relaxed);
 }

@@ -10,9 +10,10 @@
 //  - a smaller request stays whole, on the rail with the lowest score;
 //  - every probe_every-th request is dealt round-robin instead, whole, so
 //    that a rail the scores starve is still measured.
-// The estimate starts at the rail's nominal rate and follows what its
-// slices achieve (an EWMA of bytes over the time the rail took to finish
-// them, Completed()).
+// The estimate starts at the rail's nominal rate and follows what the rail
+// achieves: an EWMA of the bytes it completed over windows of at least
+// kMinWindow while it had work (completions come in bursts, so a window
+// shorter than a few of them measures the burst, not the rail).
 //
 // Thread-safe and lock-free: posting threads Deal() while transport
 // threads report Completed(); the scores read a moment's state, which is
@@ -70,18 +71,20 @@ class RailStriper {
 
   size_t rails() const { return rails_.size(); }
 
-  // Deals a request of `bytes` (> 0): appends its slices to `out` in byte
-  // order, and counts them in flight on their rails. Slices that follow
-  // each other on one rail are merged.
-  void Deal(uint64_t bytes, std::vector<Slice>& out);
-
   using Clock = std::chrono::steady_clock;
 
-  // `bytes` dealt to `rail`, posted at `posted`, finished at `finished`
-  // (or failed: `ok` false): they leave its bytes in flight, and a success
-  // moves its estimate.
-  void Completed(uint32_t rail, uint64_t bytes, Clock::time_point posted,
-                 Clock::time_point finished, bool ok);
+  // The shortest time a rate sample covers.
+  static constexpr std::chrono::milliseconds kMinWindow{2};
+
+  // Deals a request of `bytes` (> 0) at `now`: appends its slices to `out`
+  // in byte order, and counts them in flight on their rails. Slices that
+  // follow each other on one rail are merged.
+  void Deal(uint64_t bytes, std::vector<Slice>& out, Clock::time_point now = Clock::now());
+
+  // `bytes` dealt to `rail` finished at `finished` (or failed: `ok`
+  // false): they leave its bytes in flight, and a success counts towards
+  // its estimate.
+  void Completed(uint32_t rail, uint64_t bytes, Clock::time_point finished, bool ok);
 
   RailStats Stats(uint32_t rail) const;
 
@@ -91,11 +94,10 @@ class RailStriper {
     std::atomic<uint64_t> bytes{0};
     std::atomic<uint64_t> slices{0};
     std::atomic<double> bytes_per_sec{1};  // the estimate
-    // When the last completion was reported (steady clock, ns): a slice
-    // that was posted before it queued behind it, and its time is counted
-    // from there, so that back-to-back slices measure the rail's rate, not
-    // their queueing.
-    std::atomic<int64_t> last_completion_ns{0};
+    // The sample being gathered: since when (steady clock, ns; restarted
+    // when the rail gets work after it had none) and the bytes completed.
+    std::atomic<int64_t> window_start_ns{0};
+    std::atomic<uint64_t> window_bytes{0};
   };
 
   // The rail with the lowest score for `bytes` more, counting `planned`

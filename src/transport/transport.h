@@ -68,6 +68,10 @@ struct Capabilities {
   // the bytes move (tcp, verbs), and nothing is handed over.
   uint64_t offload_from_bytes = 0;
   uint32_t max_streams = 1;     // upper bound for ConnectOptions::streams
+  // The rails (paths between the two engines: a pair of devices, a pair of
+  // addresses) one connection may be striped over (core/striped_endpoint.h);
+  // 1 where there is one path only (shm: one host's memory).
+  uint32_t max_rails = 1;
   // The code a transfer into a region the peer has revoked ends with:
   // kOutOfRange where the transport checks the peer's region table itself
   // (shm, tcp), kPermissionDenied where the peer's NIC refuses the stale

@@ -15,6 +15,7 @@
 
 #include "support/byte_pattern.h"
 #include "support/endpoint_pair.h"
+#include "support/rail_pair.h"
 #include "support/test_memory.h"
 #include "support/transport_capabilities.h"
 #include "support/verbs_test_env.h"
@@ -26,7 +27,7 @@ namespace {
 using namespace std::chrono_literals;
 using xfer::testing::Addr;
 using xfer::testing::Bytes;
-using xfer::testing::ConnectPair;
+using xfer::testing::ConnectRailPair;
 using xfer::testing::EndpointPair;
 using xfer::testing::FillPattern;
 using xfer::testing::FirstPatternMismatch;
@@ -51,25 +52,29 @@ bool AllBytesAre(const uint8_t* p, size_t n, uint8_t value) {
 
 class EndpointConformanceTest : public ::testing::TestWithParam<std::string> {
  protected:
+  // The transport under test, and over how many rails (support/rail_pair.h).
+  std::string transport() const { return xfer::testing::RailCase::Parse(GetParam()).transport; }
+  uint32_t rails() const { return xfer::testing::RailCase::Parse(GetParam()).rails; }
+
   void SetUp() override {
     local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
     read_only_ = pair_.target_memory.Add(4096, Access::kRemoteRead);
     RegisterBuiltinTransports(registry_);
-    const TransportEntry* entry = registry_.Find(GetParam());
-    ASSERT_NE(entry, nullptr) << GetParam() << " is not built in";
-    auto initiator = entry->create(xfer::testing::TestTransportOptions(GetParam(), true));
-    auto target = entry->create(xfer::testing::TestTransportOptions(GetParam(), false));
+    const TransportEntry* entry = registry_.Find(transport());
+    ASSERT_NE(entry, nullptr) << transport() << " is not built in";
+    auto initiator = entry->create(xfer::testing::TestTransportOptions(transport(), true));
+    auto target = entry->create(xfer::testing::TestTransportOptions(transport(), false));
     ASSERT_TRUE(initiator.ok() && target.ok()) << initiator.status().ToString();
     initiator_transport_ = std::move(initiator.value());
     target_transport_ = std::move(target.value());
     // A transport this host cannot run (verbs without an RDMA device) is
     // skipped with its own reason.
     if (Status usable = initiator_transport_->Usable(); !usable.ok()) {
-      GTEST_SKIP() << GetParam() << " is not usable here: " << usable.ToString();
+      GTEST_SKIP() << transport() << " is not usable here: " << usable.ToString();
     }
     const Status connected =
-        ConnectPair(*initiator_transport_, *target_transport_, pair_, kStreams, kIoTimeout);
+        ConnectRailPair(*initiator_transport_, *target_transport_, pair_, rails(), kStreams, kIoTimeout);
     ASSERT_TRUE(connected.ok()) << connected.ToString();
   }
 
@@ -194,7 +199,7 @@ TEST_P(EndpointConformanceTest, ATooLongMessageFailsOnlyItsReceive) {
   const Status dropped = small.Wait(kWait);
   EXPECT_EQ(dropped.code(), StatusCode::kInvalidArgument) << dropped.ToString();
   EXPECT_EQ(dropped.message(),
-            GetParam() + ": a 1000-byte message does not fit the posted 100-byte receive; dropped");
+            transport() + ": a 1000-byte message does not fit the posted 100-byte receive; dropped");
   EXPECT_EQ(small.bytes(), 0u);
   EXPECT_EQ(std::count(Bytes(remote_), Bytes(remote_) + 4096, 0x5a), 4096);
   ASSERT_TRUE(next.Wait(kWait).ok()) << next.Test().ToString();
@@ -279,7 +284,7 @@ TEST_P(EndpointConformanceTest, ARevokedRegionIsNeitherWrittenNorRead) {
 // changes nothing that lands.
 TEST_P(EndpointConformanceTest, AnInlinePostHasReadItsSourceWhenItReturns) {
   const Capabilities caps = initiator_transport_->capabilities();
-  if (caps.max_inline_bytes == 0) GTEST_SKIP() << GetParam() << " reads sources until completion";
+  if (caps.max_inline_bytes == 0) GTEST_SKIP() << transport() << " reads sources until completion";
   const size_t size = static_cast<size_t>(std::min<uint64_t>(caps.max_inline_bytes, 256 * 1024));
   FillPattern(Bytes(local_), size, 44);
   std::memset(Bytes(remote_), 0, size);
@@ -322,7 +327,7 @@ TEST_P(EndpointConformanceTest, PostsAfterALocalCloseFailWithConnectionLost) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, EndpointConformanceTest,
-                         ::testing::ValuesIn(xfer::testing::BuiltTransports()),
+                         ::testing::ValuesIn(xfer::testing::ConformanceCases()),
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "support/byte_pattern.h"
 #include "support/endpoint_pair.h"
+#include "support/rail_pair.h"
 #include "support/test_memory.h"
 #include "support/transport_capabilities.h"
 #include "transport/transport_registry.h"
@@ -22,7 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 using xfer::testing::Addr;
 using xfer::testing::Bytes;
-using xfer::testing::ConnectPair;
+using xfer::testing::ConnectRailPair;
 using xfer::testing::EndpointPair;
 using xfer::testing::FillPattern;
 using xfer::testing::FirstPatternMismatch;
@@ -41,23 +42,27 @@ std::span<const uint8_t> AsBytes(const std::string& text) {
 
 class NotificationConformanceTest : public ::testing::TestWithParam<std::string> {
  protected:
+  // The transport under test, and over how many rails (support/rail_pair.h).
+  std::string transport() const { return xfer::testing::RailCase::Parse(GetParam()).transport; }
+  uint32_t rails() const { return xfer::testing::RailCase::Parse(GetParam()).rails; }
+
   void SetUp() override {
     local_ = pair_.initiator_memory.Add(kBlock * kBlocks, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kBlock * kBlocks, Access::kRemoteReadWrite);
     RegisterBuiltinTransports(registry_);
-    const TransportEntry* entry = registry_.Find(GetParam());
-    ASSERT_NE(entry, nullptr) << GetParam() << " is not built in";
-    auto initiator = entry->create(xfer::testing::TestTransportOptions(GetParam(), true));
-    auto target = entry->create(xfer::testing::TestTransportOptions(GetParam(), false));
+    const TransportEntry* entry = registry_.Find(transport());
+    ASSERT_NE(entry, nullptr) << transport() << " is not built in";
+    auto initiator = entry->create(xfer::testing::TestTransportOptions(transport(), true));
+    auto target = entry->create(xfer::testing::TestTransportOptions(transport(), false));
     ASSERT_TRUE(initiator.ok() && target.ok()) << initiator.status().ToString();
     initiator_transport_ = std::move(initiator.value());
     target_transport_ = std::move(target.value());
     if (Status usable = initiator_transport_->Usable(); !usable.ok()) {
-      GTEST_SKIP() << GetParam() << " is not usable here: " << usable.ToString();
+      GTEST_SKIP() << transport() << " is not usable here: " << usable.ToString();
     }
     ASSERT_TRUE(initiator_transport_->capabilities().notifications)
         << GetParam() << " must carry notifications";
-    const Status connected = ConnectPair(*initiator_transport_, *target_transport_, pair_,
+    const Status connected = ConnectRailPair(*initiator_transport_, *target_transport_, pair_, rails(),
                                          kNotifyStreams, kNotifyIoTimeout);
     ASSERT_TRUE(connected.ok()) << connected.ToString();
   }
@@ -196,7 +201,7 @@ TEST_P(NotificationConformanceTest, ANotificationAfterALocalCloseFailsWithConnec
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, NotificationConformanceTest,
-                         ::testing::ValuesIn(xfer::testing::BuiltTransports()),
+                         ::testing::ValuesIn(xfer::testing::ConformanceCases()),
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace xfer::testing {
 
 Status ConnectPair(transport::Transport& initiator_transport,
                    transport::Transport& target_transport, EndpointPair& pair,
-                   uint32_t streams, std::chrono::milliseconds io_timeout) {
+                   uint32_t streams, std::chrono::milliseconds io_timeout, uint32_t rails) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return IoError("socketpair failed");
@@ -37,17 +37,40 @@ Status ConnectPair(transport::Transport& initiator_transport,
     return setup;
   };
 
-  auto target_future = std::async(std::launch::async, [&] {
-    auto setup = make_setup(false);
-    return target_transport.CreateEndpoint(setup);
+  using Endpoints = std::vector<std::unique_ptr<transport::Endpoint>>;
+  auto target_future = std::async(std::launch::async, [&]() -> Result<Endpoints> {
+    Endpoints endpoints;
+    for (uint32_t i = 0; i < rails; ++i) {
+      auto setup = make_setup(false);
+      auto endpoint = target_transport.CreateEndpoint(setup);
+      if (!endpoint.ok()) return endpoint.status();
+      endpoints.push_back(std::move(endpoint.value()));
+    }
+    return endpoints;
   });
-  auto initiator_setup = make_setup(true);
-  auto initiator = initiator_transport.CreateEndpoint(initiator_setup);
-  auto target = target_future.get();
-  if (!initiator.ok()) return initiator.status();
-  if (!target.ok()) return target.status();
-  pair.initiator = std::move(initiator.value());
-  pair.target = std::move(target.value());
+  Endpoints initiators;
+  Status initiator_status;
+  for (uint32_t i = 0; i < rails && initiator_status.ok(); ++i) {
+    auto setup = make_setup(true);
+    auto endpoint = initiator_transport.CreateEndpoint(setup);
+    if (endpoint.ok()) {
+      initiators.push_back(std::move(endpoint.value()));
+    } else {
+      initiator_status = endpoint.status();
+      // The target waits on the control connection for this side's part.
+      pair.initiator_control.Shutdown();
+    }
+  }
+  auto targets = target_future.get();
+  if (!initiator_status.ok()) return initiator_status;
+  if (!targets.ok()) return targets.status();
+  if (rails == 1) {
+    pair.initiator = std::move(initiators[0]);
+    pair.target = std::move(targets.value()[0]);
+  } else {
+    pair.initiator_rails = std::move(initiators);
+    pair.target_rails = std::move(targets.value());
+  }
   return Status::Ok();
 }
 

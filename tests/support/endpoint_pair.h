@@ -3,7 +3,9 @@
 #ifndef XFER_TESTS_SUPPORT_ENDPOINT_PAIR_H_
 #define XFER_TESTS_SUPPORT_ENDPOINT_PAIR_H_
 
+#include <chrono>
 #include <memory>
+#include <vector>
 
 #include "support/recording_sink.h"
 #include "support/test_memory.h"
@@ -22,15 +24,23 @@ struct EndpointPair {
   Socket target_control;
   std::unique_ptr<transport::Endpoint> initiator;
   std::unique_ptr<transport::Endpoint> target;
+  // With several rails: each side's endpoints, rail by rail (initiator and
+  // target above stay empty until something wraps them: support/rail_pair.h).
+  std::vector<std::unique_ptr<transport::Endpoint>> initiator_rails;
+  std::vector<std::unique_ptr<transport::Endpoint>> target_rails;
 };
 
 // Both memories must be filled before the call (the peers exchange their
-// tables first). `setup_a`/`setup_b` customise streams and timeouts. Runs
-// the target's CreateEndpoint on a thread; returns the first error.
+// tables first). `streams` and `io_timeout` are every endpoint's. Runs the
+// target's CreateEndpoint on a thread; returns the first error. With
+// `rails` > 1, sets up that many endpoints per side, one after another over
+// the one control connection (as the engine does), into initiator_rails
+// and target_rails.
 Status ConnectPair(transport::Transport& initiator_transport,
                    transport::Transport& target_transport, EndpointPair& pair,
                    uint32_t streams = 1,
-                   std::chrono::milliseconds io_timeout = std::chrono::milliseconds(5000));
+                   std::chrono::milliseconds io_timeout = std::chrono::milliseconds(5000),
+                   uint32_t rails = 1);
 
 }  // namespace xfer::testing
 

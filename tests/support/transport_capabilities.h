@@ -35,6 +35,17 @@ inline std::vector<std::string> BuiltTransports() {
   return registry.Names();
 }
 
+// The conformance suites' cases: every built transport over one rail, and
+// those that stripe over several also over two ("tcp_2rails";
+// support/rail_pair.h).
+inline std::vector<std::string> ConformanceCases() {
+  std::vector<std::string> cases = BuiltTransports();
+  for (const std::string& name : BuiltTransports()) {
+    if (CapabilitiesOf(name).max_rails > 1) cases.push_back(name + "_2rails");
+  }
+  return cases;
+}
+
 }  // namespace xfer::testing
 
 #endif  // XFER_TESTS_SUPPORT_TRANSPORT_CAPABILITIES_H_

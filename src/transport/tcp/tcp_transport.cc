@@ -26,6 +26,7 @@ Capabilities TcpTransport::capabilities() const {
   caps.data_mover = DataMover::kKernel;
   caps.same_host_only = false;
   caps.max_streams = kMaxStreams;
+  caps.max_rails = 16;
   caps.preference = kPreference;
   // Where the build has CUDA: device memory staged through pinned host
   // memory on both sides (device_staging.h).

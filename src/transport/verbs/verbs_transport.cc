@@ -25,6 +25,7 @@ Capabilities VerbsTransport::capabilities() const {
   caps.data_mover = DataMover::kNic;
   caps.same_host_only = false;
   caps.max_streams = kMaxStreams;
+  caps.max_rails = 16;
   caps.preference = kPreference;
   // At least one WR per entry, all on one QP when the entries are short.
   caps.max_entries_per_post = options_.send_backlog;

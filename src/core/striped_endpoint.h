@@ -1,0 +1,139 @@
+// A connection over several rails, seen as one endpoint. A rail is one
+// path between the two engines -- over verbs a local and a remote RDMA
+// device, over tcp a local and a remote address -- carried by an endpoint
+// of the connection's transport. The engine wraps a connection's rails in
+// a StripedEndpoint when it has more than one, and everything above (the
+// submit pipeline, the staging pipeline) posts to it as to any endpoint.
+//
+// What goes where:
+//  - WRITE and READ: dealt over the rails by a RailStriper (rail_striper.h):
+//    a large request in slices by each rail's bandwidth and bytes in
+//    flight, a small one whole on one rail. Each rail's part is posted with
+//    a request of the StripedEndpoint's own (a "leg"), whose completion
+//    feeds the striper's estimates and finishes one part of the caller's
+//    request; so the caller's request completes when every slice has.
+//  - Notifications: on rail 0, ordered behind the data as PostNotify
+//    promises: one posted while legs of its stream are still in flight on
+//    another rail waits, on the StripedEndpoint's notifier thread, until
+//    they have completed (a completion means the bytes are in the peer's
+//    memory, or were read from it, on every transport), and is posted
+//    then. Notifications of one stream keep their order.
+//  - Send/recv: on rail 0 (messages match receives in posting order,
+//    which one path keeps).
+//  - Prepared lists: nothing is prepared (a list's entries are dealt like
+//    any request's).
+//  - Revoke, polls, Close: every rail.
+//
+// The hot-path rules (transport.h) hold but for one lock-free claim of a
+// leg per rail a request uses; legs come from a fixed pool, and a request
+// that finds none free is refused with kResourceExhausted (retry).
+#ifndef XFER_CORE_STRIPED_ENDPOINT_H_
+#define XFER_CORE_STRIPED_ENDPOINT_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/request_access.h"
+#include "core/rail_striper.h"
+#include "transport/transport.h"
+
+namespace xfer::core {
+
+class StripedEndpoint final : public transport::Endpoint {
+ public:
+  struct Rail {
+    std::unique_ptr<transport::Endpoint> endpoint;
+    double nominal_bytes_per_sec = 0;  // the link's rate; 0 when unknown
+  };
+
+  // The legs one StripedEndpoint has in flight at most.
+  static constexpr size_t kLegs = 1024;
+
+  // `rails`: at least two, of one connection, each set up with `streams`.
+  StripedEndpoint(std::vector<Rail> rails, uint32_t streams, RailStriper::Options options);
+  ~StripedEndpoint() override;  // Close()
+  StripedEndpoint(const StripedEndpoint&) = delete;
+  StripedEndpoint& operator=(const StripedEndpoint&) = delete;
+
+  Status PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
+                   uint32_t stream) override;
+  Status PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
+                  uint32_t stream) override;
+  Status PostSend(const void* data, size_t length, TransferRequest& request,
+                  uint32_t stream) override;
+  Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override;
+  Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
+                    uint32_t stream) override;
+  Status Revoke(const transport::LocalRegionView& region, Deadline deadline) override;
+  void PollNotifications() override;
+  void AwaitNotifications() override;
+  void Close() override;
+  NicPort nic() const override { return rails_[0].endpoint->nic(); }
+  DeviceRegistration registration() const override;
+
+  size_t rails() const { return rails_.size(); }
+  RailStriper::RailStats Stats(uint32_t rail) const { return striper_.Stats(rail); }
+
+ private:
+  // One rail's part of a caller's request.
+  struct Leg final : internal::CompletionWatch {
+    void Finished() override;
+    StripedEndpoint* owner = nullptr;
+    TransferRequest request;
+    std::atomic<bool> claimed{false};
+    TransferRequest* parent = nullptr;
+    uint32_t rail = 0;
+    uint32_t stream = 0;
+    uint64_t bytes = 0;
+  };
+
+  // A notification waiting for its stream's legs on other rails.
+  struct Deferred {
+    std::vector<uint8_t> message;
+    TransferRequest* request;
+    uint32_t stream;
+  };
+
+  Status Stripe(OpCode op, std::span<const TransferEntry> entries, TransferRequest& request,
+                uint32_t stream);
+  // Posts `entries` (`bytes` of them) on `rail` as one leg of `parent`,
+  // which gains a part for it. On an error nothing was posted and the part
+  // is taken back.
+  Status PostLeg(uint32_t rail, OpCode op, std::span<const TransferEntry> entries,
+                 uint64_t bytes, TransferRequest& parent, uint32_t stream);
+  Leg* ClaimLeg();
+  void LegFinished(Leg& leg);
+  // Legs of `stream` in flight on rails other than 0.
+  std::atomic<uint32_t>& OffRailZero(uint32_t stream) { return off_rail_zero_[stream]; }
+  void NotifierLoop();
+  // Posts the deferred notifications whose streams have drained, in
+  // order. REQUIRES: notify_mu_ held (it is released around the posts).
+  void PostDrained(std::unique_lock<std::mutex>& lock);
+
+  std::vector<Rail> rails_;
+  const uint32_t streams_;
+  RailStriper striper_;
+  std::unique_ptr<Leg[]> legs_;
+  std::atomic<size_t> next_leg_{0};  // where the next claim starts looking
+  std::unique_ptr<std::atomic<uint32_t>[]> off_rail_zero_;
+
+  std::mutex notify_mu_;
+  std::condition_variable notify_cv_;
+  std::deque<Deferred> deferred_;  // GUARDED_BY(notify_mu_)
+  // deferred_.size(), readable without the lock: a leg's completion takes
+  // the lock only when a notification waits.
+  std::atomic<size_t> deferred_count_{0};
+  bool closed_ = false;            // GUARDED_BY(notify_mu_)
+  std::thread notifier_;           // GUARDED_BY(notify_mu_): started by the first deferral
+};
+
+}  // namespace xfer::core
+
+#endif  // XFER_CORE_STRIPED_ENDPOINT_H_
