@@ -127,8 +127,25 @@ struct ConnectOptions {
   // next one tried, within connect_timeout; a forced one is not.
   std::string transport;
   // Independent streams (perftest's QPs). Submit spreads work by the
-  // `stream` argument, modulo this count. 1..64.
+  // `stream` argument, modulo this count. 1..64. Each rail has them all.
   uint32_t streams = 1;
+  // The rails the connection is striped over (docs/rails.md): paths
+  // between the two engines, each its own endpoint of the transport -- over
+  // tcp a pair of addresses in one subnet, the control connection's first.
+  // 0: the transport's choice (one rail today). N (1..16): N rails; with
+  // fewer distinct paths than N, paths carry several (more sockets over one
+  // path). Large requests are cut into slices dealt over the rails by each
+  // one's measured bandwidth and bytes in flight; small ones go whole.
+  uint32_t rails = 0;
+};
+
+// One rail of a connection, and what it has carried (PeerInfo::rails).
+struct RailInfo {
+  std::string local;   // this side's end: a local address (tcp), a device (verbs)
+  std::string remote;  // the peer's end
+  uint64_t bytes = 0;        // moved to completion, in slices
+  uint64_t slices = 0;       // completed
+  double bytes_per_sec = 0;  // the estimate slices are dealt by
 };
 
 struct PeerInfo {
@@ -164,6 +181,10 @@ struct PeerInfo {
   // several at once). Zero on transports without one. Regions allocated
   // later are registered on their first use, not counted here.
   DeviceRegistration registration;
+  // The rails the connection is striped over, rail 0 first (it carries the
+  // notifications and messages); one rail when it is not striped, with
+  // its counters zero.
+  std::vector<RailInfo> rails;
 };
 
 // A message from a peer's Engine::Notify or from a request it submitted

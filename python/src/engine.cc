@@ -81,11 +81,12 @@ std::shared_ptr<EngineCore> PythonEngine::Open() const {
 std::string PythonEngine::ListenAddress() const { return Open()->engine().listen_address(); }
 
 PeerId PythonEngine::Connect(const std::string& address, const std::string& transport,
-                             uint32_t streams) {
+                             uint32_t streams, uint32_t rails) {
   auto core = Open();
   ConnectOptions options;
   options.transport = transport;
   options.streams = streams;
+  options.rails = rails;
   auto peer = WithoutGil([&] { return core->engine().Connect(address, options); });
   return ValueOrThrow(std::move(peer));
 }
@@ -536,13 +537,14 @@ void BindEngine(py::module_& module) {
                              "or '' when not listening.")
       .def_property_readonly("closed", &PythonEngine::closed, "True once close() succeeded.")
       .def("connect",
-           Checked<"connect", "address", "transport", "streams">::Method(&PythonEngine::Connect), py::arg("address"), py::arg("transport") = "",
-           py::arg("streams") = 1,
+           Checked<"connect", "address", "transport", "streams", "rails">::Method(&PythonEngine::Connect), py::arg("address"), py::arg("transport") = "",
+           py::arg("streams") = 1, py::arg("rails") = 0,
            "Connects to the engine listening at `address` ('host:port') and exchanges\n"
            "region tables; returns the peer id (int). `transport` forces one by name\n"
            "('' lets the engine choose: shm on one host, else verbs, else tcp);\n"
-           "`streams` (1..64) independent streams. Bounded by connect_timeout; GIL\n"
-           "released.")
+           "`streams` (1..64) independent streams; `rails` the paths the connection\n"
+           "is striped over (0: the transport's choice, else 1..16; PeerInfo.rails).\n"
+           "Bounded by connect_timeout; GIL released.")
       .def("wait_for_peer", Checked<"wait_for_peer", "timeout">::Method(&PythonEngine::WaitForPeer), py::arg("timeout") = 10.0,
            "Waits up to `timeout` seconds (float) for the next peer to connect; returns\n"
            "its peer id (int). xfer.Error TIMEOUT when none came, NOT_SUPPORTED when not\n"

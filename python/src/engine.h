@@ -39,7 +39,8 @@ class PythonEngine {
   explicit PythonEngine(const EngineOptions& options);
 
   std::string ListenAddress() const;
-  PeerId Connect(const std::string& address, const std::string& transport, uint32_t streams);
+  PeerId Connect(const std::string& address, const std::string& transport, uint32_t streams,
+                 uint32_t rails);
   PeerId WaitForPeer(double timeout_seconds);
   void Disconnect(PeerId peer);
   PeerInfo GetPeerInfo(PeerId peer) const;

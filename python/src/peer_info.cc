@@ -63,6 +63,19 @@ void BindPeerInfo(py::module_& module) {
                            std::chrono::duration<double>(r.duration).count());
       });
 
+  py::class_<RailInfo>(module, "RailInfo",
+                       "One rail of a connection (a path between the engines) and what it carried.")
+      .def_readonly("local", &RailInfo::local, "This side's end: an address (tcp), a device (str).")
+      .def_readonly("remote", &RailInfo::remote, "The peer's end (str).")
+      .def_readonly("bytes", &RailInfo::bytes, "Bytes moved to completion in slices (int).")
+      .def_readonly("slices", &RailInfo::slices, "Slices completed (int).")
+      .def_readonly("bytes_per_sec", &RailInfo::bytes_per_sec,
+                    "The bandwidth estimate slices are dealt by (float, B/s).")
+      .def("__repr__", [](const RailInfo& r) {
+        return fmt::format("xfer.RailInfo(local='{}', remote='{}', bytes={}, slices={})", r.local,
+                           r.remote, r.bytes, r.slices);
+      });
+
   py::class_<PeerInfo>(module, "PeerInfo", "What the engine knows of a connected peer.")
       .def_readonly("name", &PeerInfo::name, "The peer's engine name (str).")
       .def_readonly("transport", &PeerInfo::transport,
@@ -87,6 +100,8 @@ void BindPeerInfo(py::module_& module) {
       .def_readonly("registration", &PeerInfo::registration,
                     "This side's memory registered with the device at connect "
                     "(DeviceRegistration).")
+      .def_readonly("rails", &PeerInfo::rails,
+                    "The rails the connection is striped over, rail 0 first (list[RailInfo]).")
       .def("__repr__", [](const PeerInfo& p) {
         return fmt::format("xfer.PeerInfo(name='{}', transport='{}', streams={}, regions={})",
                            p.name, p.transport, p.streams, p.regions.size());

@@ -262,6 +262,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   info.rx_depth = settings->rx_depth;
   info.peak_disabled = settings->peak_disabled;
   info.results_from_peer = server && ServerPrintsPeerResults(params);
+  info.rails = session.peer_info.rails;
   const auto sizes = params.Sizes();
   // Measured before the first size, while the peer waits at its barrier.
   if (auto probe = ProbeRegistration(params, session); probe.ok()) {
@@ -286,6 +287,10 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
                                 interrupted.message(), sizes[i]));
     }
     XFER_RETURN_IF_ERROR(stepped);
+  }
+  if (session.peer_info.rails.size() > 1) {
+    // The split this side's posts took over the rails.
+    if (auto now = session.engine->GetPeerInfo(session.peer); now.ok()) observer.OnRails(now->rails);
   }
   if (server) {
     XFER_RETURN_IF_ERROR(session.oob->RecvDone());

@@ -245,6 +245,7 @@ Result<Session> OpenClientSession(const BenchParams& params, const std::atomic<i
   ConnectOptions options;
   options.transport = params.transport;
   options.streams = params.qps;
+  options.rails = params.rails;
   auto peer = session.engine->Connect(FormatHostPort({params.server_host, reply->engine_port}), options);
   if (!peer.ok()) {
     // The server waits for this engine: tell it why it will not come.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <string>
@@ -133,6 +134,22 @@ Status ApplyWire(const FlagSpec& spec, std::string_view value, ParseState& state
     return InvalidArgument(
         fmt::format("{}: '{}' is neither perftest nor xfer", DisplayName(spec), value));
   }
+  return Status::Ok();
+}
+
+// --rails auto|N: the transport's choice, or N rails (ConnectOptions::rails).
+Status ApplyRails(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  if (value == "auto") {
+    state.params.rails = 0;
+    return Status::Ok();
+  }
+  uint32_t rails = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), rails);
+  if (error != std::errc() || end != value.data() + value.size() || rails < 1 || rails > 16) {
+    return InvalidArgument(fmt::format("{}: '{}' is not 'auto' or a rail count, 1..16",
+                                       DisplayName(spec), value));
+  }
+  state.params.rails = rails;
   return Status::Ok();
 }
 
@@ -272,6 +289,11 @@ constexpr FlagSpec kCoreFlags[] = {
      "How this side's buffers move: the transport's own path where it has one, else staged "
      "(auto); its own path only (direct); bounced through pinned host memory (staged)",
      nullptr, ApplyDevicePath},
+    {'\0', "rails", "<auto|N>", S::kAll, G::kXfer,
+     "Stripe the connection over N rails, 1..16: paths between the engines (tcp: address "
+     "pairs in one subnet; more rails than paths repeat them); auto: the transport's choice, "
+     "one rail today (default); implies --wire xfer",
+     nullptr, ApplyRails},
     {'\0', "prepared", "", S::kOneSided, G::kXfer,
      "Post through prepared transfer lists, checked once and submitted by index (the path of "
      "KV-cache movers); implies --wire xfer",

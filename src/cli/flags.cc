@@ -171,6 +171,11 @@ Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
         "--prepared: perftest's wire posts verbs work requests itself; prepared lists run on "
         "xfer's wire (--wire xfer)");
   }
+  if (params.rails != 0) {
+    return InvalidArgument(
+        "--rails: perftest's wire runs over one device, as perftest does; rails run on xfer's "
+        "wire (--wire xfer)");
+  }
   if (params.device_path == DevicePath::kStaged) {
     return InvalidArgument(
         "--device_path staged: perftest's wire registers the test buffer with the NIC, as stock "
@@ -237,6 +242,9 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
       {params.prepared,
        "--prepared: runs on xfer's wire protocol (--wire xfer), whose engine prepares the lists; "
        "a stock perftest peer cannot join"},
+      {params.rails != 0,
+       "--rails: runs on xfer's wire protocol (--wire xfer), whose engine stripes over rails; a "
+       "stock perftest peer cannot join"},
       {params.notify,
        "--notify: runs on xfer's wire protocol (--wire xfer): perftest's has no notifications, "
        "so a stock perftest peer cannot join"},

@@ -315,17 +315,33 @@ Result<std::vector<UniqueFd>> Socket::RecvFds(size_t max_fds, std::vector<uint8_
   return fds;
 }
 
+namespace {
+
+// The numeric host of an address getpeername/getsockname filled.
+std::string NumericHost(const sockaddr_storage& addr, socklen_t len) {
+  char host[NI_MAXHOST];
+  if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) return {};
+  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host, sizeof(host), nullptr,
+                    0, NI_NUMERICHOST) != 0) {
+    return {};
+  }
+  return host;
+}
+
+}  // namespace
+
+std::string Socket::LocalHost() const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
+  return NumericHost(addr, len);
+}
+
 std::string Socket::PeerHost() const {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   if (::getpeername(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
-  char host[NI_MAXHOST];
-  if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) return {};
-  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof(host), nullptr, 0,
-                    NI_NUMERICHOST) != 0) {
-    return {};
-  }
-  return host;
+  return NumericHost(addr, len);
 }
 
 Status Socket::SetNoDelay() {

@@ -70,6 +70,8 @@ class Socket {
 
   // Numeric address of the remote end ("127.0.0.1"); empty for Unix sockets.
   std::string PeerHost() const;
+  // Numeric address of this end; empty for Unix sockets.
+  std::string LocalHost() const;
 
   Status SetNoDelay();
   Status SetBufferSizes(int bytes);

@@ -200,7 +200,7 @@ Result<PeerId> EngineImpl::WaitForPeer(std::chrono::milliseconds timeout) {
 Result<PeerInfo> EngineImpl::GetPeerInfo(PeerId peer) const {
   auto connection = peers_.Find(peer);
   if (!connection) return closed_.NoPeer(peer);
-  return connection->info();
+  return connection->InfoNow();
 }
 
 Status EngineImpl::Disconnect(PeerId peer) {

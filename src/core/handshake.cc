@@ -135,6 +135,82 @@ Status GetStreams(WireReader& r, uint32_t& streams) {
   return Status::Ok();
 }
 
+// A rate in bytes/s on the wire: whole bytes, up to 2^53 (9 PB/s).
+uint64_t RateOnWire(double bytes_per_sec) {
+  return bytes_per_sec > 0 && bytes_per_sec < 9e15 ? static_cast<uint64_t>(bytes_per_sec) : 0;
+}
+
+void PutRailEnds(WireWriter& w, const std::vector<TransportRailEnds>& all) {
+  w.U16(static_cast<uint16_t>(all.size()));
+  for (const TransportRailEnds& ends : all) {
+    w.String(ends.transport);
+    w.U16(static_cast<uint16_t>(ends.ends.size()));
+    for (const transport::RailCandidate& end : ends.ends) {
+      w.String(end.name);
+      w.String(end.network);
+      w.U64(RateOnWire(end.bytes_per_sec));
+    }
+  }
+}
+
+Status GetRate(WireReader& r, double& rate) {
+  uint64_t raw = 0;
+  XFER_RETURN_IF_ERROR(r.U64(raw));
+  if (raw > (uint64_t{1} << 53)) return ProtocolError("peer sent an impossible link rate");
+  rate = static_cast<double>(raw);
+  return Status::Ok();
+}
+
+Status GetRailEnds(WireReader& r, std::vector<TransportRailEnds>& all) {
+  uint16_t transports = 0;
+  XFER_RETURN_IF_ERROR(r.U16(transports));
+  if (transports > kMaxTransports) return ProtocolError("peer offered rails on too many transports");
+  all.resize(transports);
+  for (TransportRailEnds& ends : all) {
+    XFER_RETURN_IF_ERROR(r.String(ends.transport, kMaxNameLength));
+    uint16_t count = 0;
+    XFER_RETURN_IF_ERROR(r.U16(count));
+    if (count > kMaxRailEnds) {
+      return ProtocolError(fmt::format("peer offered {} rail ends (at most {})", count, kMaxRailEnds));
+    }
+    ends.ends.resize(count);
+    for (transport::RailCandidate& end : ends.ends) {
+      XFER_RETURN_IF_ERROR(r.String(end.name, kMaxNameLength));
+      XFER_RETURN_IF_ERROR(r.String(end.network, kMaxNameLength));
+      XFER_RETURN_IF_ERROR(GetRate(r, end.bytes_per_sec));
+      if (end.name.empty()) return ProtocolError("peer offered a rail end without a name");
+    }
+  }
+  return Status::Ok();
+}
+
+void PutRailPairs(WireWriter& w, const std::vector<RailPair>& rails) {
+  w.U16(static_cast<uint16_t>(rails.size()));
+  for (const RailPair& rail : rails) {
+    w.String(rail.initiator);
+    w.String(rail.acceptor);
+    w.U64(RateOnWire(rail.bytes_per_sec));
+  }
+}
+
+Status GetRailPairs(WireReader& r, std::vector<RailPair>& rails) {
+  uint16_t count = 0;
+  XFER_RETURN_IF_ERROR(r.U16(count));
+  if (count > kMaxRails) {
+    return ProtocolError(fmt::format("peer chose {} rails (at most {})", count, kMaxRails));
+  }
+  rails.resize(count);
+  for (RailPair& rail : rails) {
+    XFER_RETURN_IF_ERROR(r.String(rail.initiator, kMaxNameLength));
+    XFER_RETURN_IF_ERROR(r.String(rail.acceptor, kMaxNameLength));
+    XFER_RETURN_IF_ERROR(GetRate(r, rail.bytes_per_sec));
+    if (rail.initiator.empty() || rail.acceptor.empty()) {
+      return ProtocolError("peer chose a rail without its ends");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::vector<uint8_t> EncodeAuthOffer(const AuthOffer& offer) {
@@ -184,6 +260,8 @@ std::vector<uint8_t> EncodeHello(const Hello& hello) {
   w.String(hello.forced_transport);
   w.U32(hello.streams);
   PutRegions(w, hello.regions);
+  w.U32(hello.rails);
+  PutRailEnds(w, hello.rail_ends);
   return w.bytes();
 }
 
@@ -200,6 +278,11 @@ Result<Hello> DecodeHello(std::span<const uint8_t> bytes) {
   XFER_RETURN_IF_ERROR(r.String(hello.forced_transport, kMaxNameLength));
   XFER_RETURN_IF_ERROR(GetStreams(r, hello.streams));
   XFER_RETURN_IF_ERROR(GetRegions(r, hello.regions));
+  XFER_RETURN_IF_ERROR(r.U32(hello.rails));
+  if (hello.rails > kMaxRails) {
+    return ProtocolError(fmt::format("peer asked for {} rails (at most {})", hello.rails, kMaxRails));
+  }
+  XFER_RETURN_IF_ERROR(GetRailEnds(r, hello.rail_ends));
   XFER_RETURN_IF_ERROR(r.ExpectEnd());
   return hello;
 }
@@ -213,6 +296,7 @@ std::vector<uint8_t> EncodeHelloReply(const HelloReply& reply) {
   w.U32(reply.streams);
   PutIdentity(w, reply.identity);
   PutRegions(w, reply.regions);
+  PutRailPairs(w, reply.rails);
   return w.bytes();
 }
 
@@ -231,6 +315,7 @@ Result<HelloReply> DecodeHelloReply(std::span<const uint8_t> bytes) {
   XFER_RETURN_IF_ERROR(GetStreams(r, reply.streams));
   XFER_RETURN_IF_ERROR(GetIdentity(r, reply.identity));
   XFER_RETURN_IF_ERROR(GetRegions(r, reply.regions));
+  XFER_RETURN_IF_ERROR(GetRailPairs(r, reply.rails));
   XFER_RETURN_IF_ERROR(r.ExpectEnd());
   return reply;
 }

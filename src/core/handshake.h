@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/host_identity.h"
+#include "core/rail_pairing.h"
 #include "core/shared_secret.h"
 #include "xfer/memory.h"
 #include "xfer/status.h"
@@ -29,12 +30,15 @@
 namespace xfer::core {
 
 inline constexpr uint32_t kHandshakeMagic = 0x52454658;  // "XFER"
-// 2: regions carry their memory kind; 3: the authentication exchange.
-inline constexpr uint16_t kHandshakeVersion = 3;
+// 2: regions carry their memory kind; 3: the authentication exchange;
+// 4: rails (the initiator's rail ends, the acceptor's pairs).
+inline constexpr uint16_t kHandshakeVersion = 4;
 inline constexpr size_t kMaxHandshakeBytes = 1 << 20;
 inline constexpr size_t kMaxRegions = 4096;
 inline constexpr size_t kMaxTransports = 16;
 inline constexpr size_t kMaxNameLength = 256;
+inline constexpr size_t kMaxRailEnds = 64;  // per transport, in a Hello
+inline constexpr size_t kMaxRails = 16;     // pairs, in a HelloReply
 
 // How a side authenticates: kNone when it has no secret.
 enum class AuthMode : uint8_t { kNone = 0, kHmacSha256 = 1 };
@@ -56,12 +60,20 @@ struct PeerIdentity {
   HostIdentity host;
 };
 
+// The rail ends the initiator offers over one transport.
+struct TransportRailEnds {
+  std::string transport;
+  std::vector<transport::RailCandidate> ends;
+};
+
 struct Hello {
   PeerIdentity identity;
   std::vector<std::string> transports;  // allowed by the initiator
   std::string forced_transport;         // "" = let the acceptor choose
   uint32_t streams = 1;
   std::vector<RemoteRegion> regions;
+  uint32_t rails = 0;                          // ConnectOptions::rails
+  std::vector<TransportRailEnds> rail_ends;    // transports without ends left out
 };
 
 struct HelloReply {
@@ -71,6 +83,9 @@ struct HelloReply {
   uint32_t streams = 1;
   PeerIdentity identity;
   std::vector<RemoteRegion> regions;
+  // The rails, rail 0 first (rail_pairing.h); empty: one, the transport's
+  // own.
+  std::vector<RailPair> rails;
 };
 
 std::vector<uint8_t> EncodeAuthOffer(const AuthOffer& offer);
@@ -81,7 +96,7 @@ std::vector<uint8_t> EncodeHelloReply(const HelloReply& reply);
 // Errors: kProtocolError naming the first field that does not parse: bad
 // magic or version, truncation, trailing bytes, an unknown AuthMode, more than the kMax* limits,
 // zero streams, or a region table that is empty-length, wraps the address
-// space or overlaps itself.
+// space or overlaps itself, or rail ends or pairs past their limits.
 Result<AuthOffer> DecodeAuthOffer(std::span<const uint8_t> bytes);
 Result<AuthChallenge> DecodeAuthChallenge(std::span<const uint8_t> bytes);
 Result<Hello> DecodeHello(std::span<const uint8_t> bytes);

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "core/authenticated_channel.h"
+#include "core/rail_pairing.h"
+#include "core/striped_endpoint.h"
 
 namespace xfer::core {
 namespace {
@@ -38,8 +40,11 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
     const ConnectContext& ctx, transport::Transport& transport, bool initiator, uint32_t streams,
     Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
     std::vector<transport::LocalRegionView> announced, const ConnectionMemory& memory,
-    transport::NotificationSink& notifications, Deadline deadline) {
+    transport::NotificationSink& notifications, Deadline deadline, const std::string& local_rail,
+    const std::string& remote_rail) {
   transport::EndpointSetup setup;
+  setup.local_rail = local_rail;
+  setup.remote_rail = remote_rail;
   setup.initiator = initiator;
   setup.streams = streams;
   setup.control = &control;
@@ -55,14 +60,105 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
   setup.notifications = &notifications;
   auto endpoint = transport.CreateEndpoint(setup);
   if (!endpoint.ok()) {
-    return endpoint.status().WithContext(fmt::format("{} transport setup", transport.name()));
+    return endpoint.status().WithContext(
+        local_rail.empty() ? fmt::format("{} transport setup", transport.name())
+                           : fmt::format("{} transport setup of the rail {} -> {}",
+                                         transport.name(), local_rail, remote_rail));
   }
   return std::move(endpoint.value());
 }
 
+// A connection's endpoint: its one rail's, or a StripedEndpoint over its
+// rails (then `striped` points at it), and each rail's ends.
+struct RailedEndpoint {
+  std::unique_ptr<transport::Endpoint> endpoint;
+  StripedEndpoint* striped = nullptr;
+  std::vector<RailInfo> rails;
+};
+
+// One endpoint per rail of `pairs` (one without rails), set up in the
+// pairs' order over `control`, as the peer does on its side.
+Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transport& transport,
+                                  bool initiator, uint32_t streams, Socket& control,
+                                  const PeerIdentity& peer, const transport::RemoteMemory& remote,
+                                  const std::vector<transport::LocalRegionView>& announced,
+                                  const ConnectionMemory& memory,
+                                  transport::NotificationSink& notifications, Deadline deadline,
+                                  const std::vector<RailPair>& pairs) {
+  RailedEndpoint out;
+  if (pairs.empty()) {
+    auto endpoint = SetUpEndpoint(ctx, transport, initiator, streams, control, peer, remote,
+                                  announced, memory, notifications, deadline, "", "");
+    if (!endpoint.ok()) return endpoint.status();
+    out.endpoint = std::move(endpoint.value());
+    out.rails.push_back({control.LocalHost(), control.PeerHost(), 0, 0, 0});
+    return out;
+  }
+  std::vector<StripedEndpoint::Rail> rails;
+  for (const RailPair& pair : pairs) {
+    const std::string& local = initiator ? pair.initiator : pair.acceptor;
+    const std::string& far = initiator ? pair.acceptor : pair.initiator;
+    auto endpoint = SetUpEndpoint(ctx, transport, initiator, streams, control, peer, remote,
+                                  announced, memory, notifications, deadline, local, far);
+    if (!endpoint.ok()) return endpoint.status();
+    rails.push_back({std::move(endpoint.value()), pair.bytes_per_sec});
+    out.rails.push_back({local, far, 0, 0, 0});
+  }
+  if (rails.size() == 1) {
+    out.endpoint = std::move(rails[0].endpoint);
+    return out;
+  }
+  auto striped = std::make_unique<StripedEndpoint>(std::move(rails), streams,
+                                                   RailStriper::Options{});
+  out.striped = striped.get();
+  out.endpoint = std::move(striped);
+  return out;
+}
+
+// The rail ends this side offers the acceptor, per transport that has any.
+std::vector<TransportRailEnds> OfferedRailEnds(const TransportList& transports,
+                                               const std::vector<std::string>& offered,
+                                               const std::string& control_local) {
+  std::vector<TransportRailEnds> all;
+  for (const auto& t : transports) {
+    if (!Lists(offered, t->name())) continue;
+    std::vector<transport::RailCandidate> ends = t->RailCandidates(control_local);
+    if (ends.size() > kMaxRailEnds) ends.resize(kMaxRailEnds);
+    if (!ends.empty()) all.push_back({std::string(t->name()), std::move(ends)});
+  }
+  return all;
+}
+
+// The acceptor's pairs checked against what this side offered and asked.
+Status CheckChosenRails(const std::vector<RailPair>& chosen,
+                        const std::vector<TransportRailEnds>& offered,
+                        const transport::Transport& transport, uint32_t requested) {
+  const uint32_t most = std::min(requested == 0 ? 1u : requested,
+                                 std::max(transport.capabilities().max_rails, 1u));
+  if (chosen.size() > most) {
+    return ProtocolError(fmt::format("peer chose {} rails; at most {} were asked for",
+                                     chosen.size(), most));
+  }
+  const auto ends = std::find_if(offered.begin(), offered.end(), [&](const TransportRailEnds& e) {
+    return e.transport == transport.name();
+  });
+  for (const RailPair& pair : chosen) {
+    const bool known =
+        ends != offered.end() &&
+        std::any_of(ends->ends.begin(), ends->ends.end(),
+                    [&](const transport::RailCandidate& end) { return end.name == pair.initiator; });
+    if (!known) {
+      return ProtocolError(
+          fmt::format("peer chose a rail from '{}', which this side did not offer", pair.initiator));
+    }
+  }
+  return Status::Ok();
+}
+
 PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
-                  const transport::Transport& transport, const transport::Endpoint& endpoint,
+                  const transport::Transport& transport, const RailedEndpoint& railed,
                   uint32_t streams, const std::vector<RemoteRegion>& regions) {
+  const transport::Endpoint& endpoint = *railed.endpoint;
   const transport::Capabilities caps = transport.capabilities();
   PeerInfo info;
   info.nic = endpoint.nic();
@@ -92,6 +188,7 @@ PeerInfo MakeInfo(const ConnectContext& ctx, const PeerIdentity& peer,
   info.data_mover = transport.capabilities().data_mover;
   info.streams = streams;
   info.regions = regions;
+  info.rails = railed.rails;
   return info;
 }
 
@@ -102,8 +199,8 @@ PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabiliti
                                std::unique_ptr<ConnectionMemory> memory,
                                std::shared_ptr<NotificationInbox::Sink> notifications,
                                std::unique_ptr<transport::Endpoint> endpoint,
-                               cuda::DeviceRuntime& devices, DevicePath device_path,
-                               std::chrono::milliseconds io_timeout)
+                               StripedEndpoint* striped, cuda::DeviceRuntime& devices,
+                               DevicePath device_path, std::chrono::milliseconds io_timeout)
     : info_(std::move(info)),
       capabilities_(capabilities),
       control_(std::move(control)),
@@ -112,11 +209,24 @@ PeerConnection::PeerConnection(PeerInfo info, transport::Capabilities capabiliti
       memory_(std::move(memory)),
       notifications_(std::move(notifications)),
       endpoint_(std::move(endpoint)),
+      striped_(striped),
       staging_(std::make_unique<StagingPipeline>(*endpoint_, memory_->staging(), devices,
                                                  io_timeout,
                                                  capabilities.max_entries_per_post)) {}
 
 PeerConnection::~PeerConnection() { Close(); }
+
+PeerInfo PeerConnection::InfoNow() const {
+  PeerInfo info = info_;
+  if (striped_ == nullptr) return info;
+  for (uint32_t i = 0; i < info.rails.size(); ++i) {
+    const RailStriper::RailStats stats = striped_->Stats(i);
+    info.rails[i].bytes = stats.bytes;
+    info.rails[i].slices = stats.slices;
+    info.rails[i].bytes_per_sec = stats.bytes_per_sec;
+  }
+  return info;
+}
 
 void PeerConnection::Close() {
   // The endpoint first: it fails the staged chunks in flight, so that the
@@ -186,8 +296,10 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
   if (!channel.ok()) return channel.status().WithContext("handshake");
 
   auto announced = ctx.memory.Snapshot();
-  Hello hello{ctx.local, offered, options.transport, options.streams,
-              DescribeRegions(announced)};
+  const std::vector<TransportRailEnds> rail_ends =
+      OfferedRailEnds(ctx.transports, offered, control->LocalHost());
+  Hello hello{ctx.local,     offered,         options.transport, options.streams,
+              DescribeRegions(announced), options.rails, rail_ends};
   XFER_RETURN_IF_ERROR(channel->Send(EncodeHello(hello), "hello", deadline));
   auto bytes = channel->Receive(kMaxHandshakeBytes, "reply", deadline);
   if (!bytes.ok()) return bytes.status().WithContext("handshake");
@@ -207,22 +319,23 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
     return ProtocolError(fmt::format("peer chose transport '{}' with {} streams, which was not offered",
                                      reply->transport, reply->streams));
   }
+  XFER_RETURN_IF_ERROR(
+      CheckChosenRails(reply->rails, rail_ends, *transport, options.rails).WithContext("handshake"));
   transport::RemoteMemory remote(reply->regions);
   auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
   auto sink = ctx.inbox.NewSink(reply->identity.name);
-  auto endpoint = SetUpEndpoint(ctx, *transport, true, reply->streams, *control,
-                                reply->identity, remote, std::move(announced), *memory, *sink,
-                                deadline);
-  if (!endpoint.ok()) {
+  auto railed = SetUpRails(ctx, *transport, true, reply->streams, *control, reply->identity,
+                           remote, announced, *memory, *sink, deadline, reply->rails);
+  if (!railed.ok()) {
     failed_transport = std::string(transport->name());
-    return endpoint.status();
+    return railed.status();
   }
   PeerInfo info =
-      MakeInfo(ctx, reply->identity, *transport, **endpoint, reply->streams, reply->regions);
+      MakeInfo(ctx, reply->identity, *transport, *railed, reply->streams, reply->regions);
   return std::make_unique<PeerConnection>(
       std::move(info), transport->capabilities(), std::move(control.value()), std::move(remote),
-      std::move(memory), std::move(sink), std::move(endpoint.value()), ctx.devices, ctx.device_path,
-      ctx.io_timeout);
+      std::move(memory), std::move(sink), std::move(railed->endpoint), railed->striped,
+      ctx.devices, ctx.device_path, ctx.io_timeout);
 }
 
 }  // namespace
@@ -237,6 +350,10 @@ Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
   }
   if (options.streams == 0 || options.streams > 64) {
     return InvalidArgument(fmt::format("streams must be 1..64, got {}", options.streams));
+  }
+  if (options.rails > kMaxRails) {
+    return InvalidArgument(fmt::format("rails must be 0 (the transport's choice) or 1..{}, got {}",
+                                       kMaxRails, options.rails));
   }
   // Only transports this host can run are offered; a forced one that it
   // cannot run is an error naming why (verbs: no RDMA device, ...).
@@ -308,20 +425,27 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
   reply.streams = std::min(hello->streams, transport->capabilities().max_streams);
   auto announced = ctx.memory.Snapshot();
   reply.regions = DescribeRegions(announced);
+  const auto offered_ends =
+      std::find_if(hello->rail_ends.begin(), hello->rail_ends.end(),
+                   [&](const TransportRailEnds& e) { return e.transport == transport->name(); });
+  if (offered_ends != hello->rail_ends.end()) {
+    reply.rails = PairRails(transport->RailCandidates(control.LocalHost()), offered_ends->ends,
+                            hello->rails, transport->capabilities().max_rails);
+  }
   XFER_RETURN_IF_ERROR(channel->Send(EncodeHelloReply(reply), "reply", deadline));
 
   transport::RemoteMemory remote(hello->regions);
   auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
   auto sink = ctx.inbox.NewSink(hello->identity.name);
-  auto endpoint = SetUpEndpoint(ctx, *transport, false, reply.streams, control, hello->identity,
-                                remote, std::move(announced), *memory, *sink, deadline);
-  if (!endpoint.ok()) return endpoint.status();
+  auto railed = SetUpRails(ctx, *transport, false, reply.streams, control, hello->identity, remote,
+                           announced, *memory, *sink, deadline, reply.rails);
+  if (!railed.ok()) return railed.status();
   PeerInfo info =
-      MakeInfo(ctx, hello->identity, *transport, **endpoint, reply.streams, hello->regions);
+      MakeInfo(ctx, hello->identity, *transport, *railed, reply.streams, hello->regions);
   return std::make_unique<PeerConnection>(
       std::move(info), transport->capabilities(), std::move(control), std::move(remote),
-      std::move(memory), std::move(sink), std::move(endpoint.value()), ctx.devices, ctx.device_path,
-      ctx.io_timeout);
+      std::move(memory), std::move(sink), std::move(railed->endpoint), railed->striped,
+      ctx.devices, ctx.device_path, ctx.io_timeout);
 }
 
 }  // namespace xfer::core

@@ -15,6 +15,7 @@
 #include "core/memory_registry.h"
 #include "core/notification_inbox.h"
 #include "core/staging_pipeline.h"
+#include "core/striped_endpoint.h"
 #include "transport/transport.h"
 #include "xfer/engine.h"
 
@@ -40,15 +41,20 @@ struct ConnectContext {
 class PeerConnection {
  public:
   // `memory` is what `endpoint` was set up to see as local memory.
+  // `striped`: `endpoint` itself when it stripes over several rails, else
+  // null.
   // `notifications` is the sink `endpoint` was set up with.
   PeerConnection(PeerInfo info, transport::Capabilities capabilities, Socket control,
                  transport::RemoteMemory remote, std::unique_ptr<ConnectionMemory> memory,
                  std::shared_ptr<NotificationInbox::Sink> notifications,
-                 std::unique_ptr<transport::Endpoint> endpoint, cuda::DeviceRuntime& devices,
-                 DevicePath device_path, std::chrono::milliseconds io_timeout);
+                 std::unique_ptr<transport::Endpoint> endpoint, StripedEndpoint* striped,
+                 cuda::DeviceRuntime& devices, DevicePath device_path,
+                 std::chrono::milliseconds io_timeout);
   ~PeerConnection();
 
   const PeerInfo& info() const { return info_; }
+  // info() with what each rail has carried so far.
+  PeerInfo InfoNow() const;
   // The carrying transport's.
   const transport::Capabilities& capabilities() const { return capabilities_; }
   const transport::RemoteMemory& remote() const { return remote_; }
@@ -94,6 +100,7 @@ class PeerConnection {
   std::unique_ptr<ConnectionMemory> memory_;
   std::shared_ptr<NotificationInbox::Sink> notifications_;  // the endpoint delivers into it
   std::unique_ptr<transport::Endpoint> endpoint_;
+  StripedEndpoint* const striped_;  // endpoint_ when it stripes, else null
   std::unique_ptr<StagingPipeline> staging_;
 };
 

@@ -7,10 +7,6 @@
 namespace xfer::core {
 namespace {
 
-// The weight of a new sample in a rail's estimate: the last few windows
-// count.
-constexpr double kEwmaWeight = 0.25;
-
 // A rail's start when no rail's rate is known: 10 Gb/s, the slowest link a
 // rail is worth striping over. Only the ratio between rails matters.
 constexpr double kUnknownRate = 1.25e9;
@@ -51,18 +47,26 @@ uint32_t RailStriper::Best(uint64_t bytes, std::span<const uint64_t> planned) co
   return best;
 }
 
-void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out, Clock::time_point now) {
+uint32_t RailStriper::FirstLightlyLoaded() const {
+  uint64_t least = UINT64_MAX;
+  for (const Rail& rail : rails_) {
+    least = std::min(least, rail.in_flight.load(std::memory_order_relaxed));
+  }
+  for (uint32_t i = 0; i < rails_.size(); ++i) {
+    if (rails_[i].in_flight.load(std::memory_order_relaxed) <= least + options_.slice_unit) {
+      return i;
+    }
+  }
+  return 0;
+}
+
+void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
   assert(bytes > 0);
   const uint64_t request = requests_.fetch_add(1, std::memory_order_relaxed);
   const auto rails = static_cast<uint32_t>(rails_.size());
   std::array<uint64_t, kMaxRails> planned{};
   const auto charge = [&](uint32_t rail, uint64_t charged) {
-    Rail& r = rails_[rail];
-    // Idle until now: its next sample starts here.
-    if (r.in_flight.fetch_add(charged, std::memory_order_relaxed) == 0) {
-      r.window_start_ns.store(Nanoseconds(now), std::memory_order_relaxed);
-      r.window_bytes.store(0, std::memory_order_relaxed);
-    }
+    rails_[rail].in_flight.fetch_add(charged, std::memory_order_relaxed);
   };
   const auto whole = [&](uint32_t rail) {
     out.push_back({rail, 0, bytes});
@@ -72,7 +76,7 @@ void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out, Clock::time_poin
   if (options_.probe_every != 0 && request % options_.probe_every == options_.probe_every - 1) {
     return whole(static_cast<uint32_t>((request / options_.probe_every) % rails));
   }
-  if (bytes < options_.stripe_from_bytes) return whole(Best(bytes, planned));
+  if (bytes < options_.stripe_from_bytes) return whole(FirstLightlyLoaded());
   // Slices of whole units, as many as max_slices allows.
   const uint64_t unit = options_.slice_unit;
   uint64_t slice = unit;
@@ -102,28 +106,34 @@ void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out, Clock::time_poin
 void RailStriper::Completed(uint32_t rail_index, uint64_t bytes, Clock::time_point finished,
                             bool ok) {
   Rail& rail = rails_[rail_index];
-  rail.in_flight.fetch_sub(bytes, std::memory_order_relaxed);
-  if (!ok) return;
-  rail.bytes.fetch_add(bytes, std::memory_order_relaxed);
-  rail.slices.fetch_add(1, std::memory_order_relaxed);
-  const uint64_t window = rail.window_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  const int64_t end = Nanoseconds(finished);
-  const int64_t start = rail.window_start_ns.load(std::memory_order_relaxed);
-  const int64_t min_window =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(kMinWindow).count();
-  if (end - start < min_window) return;
-  // One completing thread takes the sample; a racing one adds to the next.
-  int64_t expected = start;
-  if (!rail.window_start_ns.compare_exchange_strong(expected, end, std::memory_order_relaxed)) {
-    return;
+  const uint64_t left = rail.in_flight.fetch_sub(bytes, std::memory_order_relaxed) - bytes;
+  if (ok) {
+    rail.bytes.fetch_add(bytes, std::memory_order_relaxed);
+    rail.slices.fetch_add(1, std::memory_order_relaxed);
   }
-  rail.window_bytes.fetch_sub(window, std::memory_order_relaxed);
-  const double sample = static_cast<double>(window) * 1e9 / static_cast<double>(end - start);
-  const double estimate = rail.bytes_per_sec.load(std::memory_order_relaxed);
-  // Racing windows of different rails touch different lines; one rail's
-  // estimate has one writer at a time (the CAS above).
-  rail.bytes_per_sec.store(estimate + kEwmaWeight * (sample - estimate),
-                           std::memory_order_relaxed);
+  using std::chrono::nanoseconds;
+  constexpr int64_t kMinBusyNs = std::chrono::duration_cast<nanoseconds>(kMinBusy).count();
+  constexpr int64_t kHorizonNs = std::chrono::duration_cast<nanoseconds>(kHorizon).count();
+  const int64_t end = Nanoseconds(finished);
+  std::lock_guard lock(rail.mu);
+  // Saturated since the last completion: its time and these bytes count.
+  const bool saturated = rail.last_completion_ns != 0 && end > rail.last_completion_ns &&
+                         rail.left_then >= 2 * options_.slice_unit;
+  if (ok && saturated) {
+    rail.busy_bytes += bytes;
+    rail.busy_ns += end - rail.last_completion_ns;
+    if (rail.busy_ns >= kMinBusyNs) {
+      rail.bytes_per_sec.store(static_cast<double>(rail.busy_bytes) * 1e9 /
+                                   static_cast<double>(rail.busy_ns),
+                               std::memory_order_relaxed);
+    }
+    if (rail.busy_ns > kHorizonNs) {  // the older half goes
+      rail.busy_bytes /= 2;
+      rail.busy_ns /= 2;
+    }
+  }
+  rail.last_completion_ns = std::max(rail.last_completion_ns, end);
+  rail.left_then = left;
 }
 
 RailStriper::RailStats RailStriper::Stats(uint32_t rail_index) const {

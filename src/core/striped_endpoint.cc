@@ -1,6 +1,7 @@
 #include "core/striped_endpoint.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 #include <fmt/format.h>
@@ -38,7 +39,6 @@ void Cut(std::span<const TransferEntry> entries, uint64_t offset, uint64_t lengt
 StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams,
                                  RailStriper::Options options)
     : rails_(std::move(rails)),
-      streams_(streams),
       striper_(
           [&] {
             std::vector<double> nominal;
@@ -67,36 +67,72 @@ Status StripedEndpoint::PostRead(std::span<const TransferEntry> entries, Transfe
 Status StripedEndpoint::Stripe(OpCode op, std::span<const TransferEntry> entries,
                                TransferRequest& request, uint32_t stream) {
   const uint64_t bytes = BytesOf(entries);
+  if (striper_.Direct(bytes)) {
+    // A few bytes on rail 0, which carries the notifications: no leg, and
+    // nothing for a notification to wait for on another rail.
+    transport::Endpoint& zero = *rails_[0].endpoint;
+    return op == OpCode::kWrite ? zero.PostWrite(entries, request, stream)
+                                : zero.PostRead(entries, request, stream);
+  }
   // Scratch of this thread's, reused: no allocation once it has grown.
   thread_local std::vector<RailStriper::Slice> slices;
-  thread_local std::vector<TransferEntry> pieces;
   slices.clear();
   striper_.Deal(bytes, slices);
   if (slices.size() == 1) {
-    return PostLeg(slices[0].rail, op, entries, bytes, request, stream);
+    Leg* leg = ClaimLeg();
+    if (leg == nullptr) return NoLeg(slices);
+    return PostLeg(*leg, slices[0].rail, op, entries, bytes, request, stream);
   }
+  // A leg per slice, claimed before anything is posted: a request that
+  // finds too few legs free is refused whole, untouched. Posted in the
+  // order dealt, rail after rail: tcp's posts write into the socket and
+  // wait while it is full, so slices that alternate keep every rail's
+  // socket fed, where one rail's share in one post would leave the others
+  // idle while it drains.
+  thread_local std::vector<Leg*> legs;
+  legs.clear();
+  for (size_t i = 0; i < slices.size(); ++i) {
+    Leg* leg = ClaimLeg();
+    if (leg == nullptr) {
+      for (Leg* claimed : legs) claimed->claimed.store(false, std::memory_order_release);
+      return NoLeg(slices);
+    }
+    legs.push_back(leg);
+  }
+  thread_local std::vector<TransferEntry> pieces;
   // Held: the legs finishing first cannot complete the request before
   // every leg is posted.
   RequestAccess::Hold(request);
   Status failure;
   size_t posted = 0;
-  for (const RailStriper::Slice& slice : slices) {
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const RailStriper::Slice& slice = slices[i];
     if (!failure.ok()) {
       striper_.Completed(slice.rail, slice.length, {}, false);
+      legs[i]->claimed.store(false, std::memory_order_release);
       continue;
     }
     pieces.clear();
     Cut(entries, slice.offset, slice.length, pieces);
-    failure = PostLeg(slice.rail, op, pieces, slice.length, request, stream);
+    failure = PostLeg(*legs[i], slice.rail, op, pieces, slice.length, request, stream);
     if (failure.ok()) ++posted;
   }
   if (posted == 0) {
     RequestAccess::Abandon(request);
     return failure;
   }
-  // Legs went out: the rest's failure is the request's.
+  // Legs went out: the rest's failure (the transport's, its queue full or
+  // the connection failing) is the request's.
   RequestAccess::Release(request, failure.WithContext("a slice of the request was not posted"));
   return Status::Ok();
+}
+
+Status StripedEndpoint::NoLeg(std::span<const RailStriper::Slice> slices) {
+  for (const RailStriper::Slice& slice : slices) {
+    striper_.Completed(slice.rail, slice.length, {}, false);
+  }
+  return ResourceExhausted(
+      fmt::format("all {} legs a striped connection keeps in flight are in flight; retry", kLegs));
 }
 
 StripedEndpoint::Leg* StripedEndpoint::ClaimLeg() {
@@ -116,15 +152,10 @@ StripedEndpoint::Leg* StripedEndpoint::ClaimLeg() {
   return nullptr;
 }
 
-Status StripedEndpoint::PostLeg(uint32_t rail, OpCode op, std::span<const TransferEntry> entries,
-                                uint64_t bytes, TransferRequest& parent, uint32_t stream) {
-  Leg* leg = ClaimLeg();
-  if (leg == nullptr) {
-    striper_.Completed(rail, bytes, {}, false);
-    return ResourceExhausted(
-        fmt::format("all {} slices a striped connection keeps in flight are in flight; retry",
-                    kLegs));
-  }
+Status StripedEndpoint::PostLeg(Leg& claimed, uint32_t rail, OpCode op,
+                                std::span<const TransferEntry> entries, uint64_t bytes,
+                                TransferRequest& parent, uint32_t stream) {
+  Leg* leg = &claimed;
   leg->parent = &parent;
   leg->rail = rail;
   leg->stream = stream;

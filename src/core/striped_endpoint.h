@@ -8,7 +8,8 @@
 // What goes where:
 //  - WRITE and READ: dealt over the rails by a RailStriper (rail_striper.h):
 //    a large request in slices by each rail's bandwidth and bytes in
-//    flight, a small one whole on one rail. Each rail's part is posted with
+//    flight, a small one whole on one rail, a tiny one (a few hundred
+//    bytes) straight to rail 0 while it is lightly loaded, untracked. Each rail's part is posted with
 //    a request of the StripedEndpoint's own (a "leg"), whose completion
 //    feeds the striper's estimates and finishes one part of the caller's
 //    request; so the caller's request completes when every slice has.
@@ -26,7 +27,7 @@
 //
 // The hot-path rules (transport.h) hold but for one lock-free claim of a
 // leg per rail a request uses; legs come from a fixed pool, and a request
-// that finds none free is refused with kResourceExhausted (retry).
+// that finds too few free is refused whole with kResourceExhausted (retry).
 #ifndef XFER_CORE_STRIPED_ENDPOINT_H_
 #define XFER_CORE_STRIPED_ENDPOINT_H_
 
@@ -53,8 +54,9 @@ class StripedEndpoint final : public transport::Endpoint {
     double nominal_bytes_per_sec = 0;  // the link's rate; 0 when unknown
   };
 
-  // The legs one StripedEndpoint has in flight at most.
-  static constexpr size_t kLegs = 1024;
+  // The legs one StripedEndpoint has in flight at most: 128 requests of 32
+  // slices, a deep queue of large ones.
+  static constexpr size_t kLegs = 4096;
 
   // `rails`: at least two, of one connection, each set up with `streams`.
   StripedEndpoint(std::vector<Rail> rails, uint32_t streams, RailStriper::Options options);
@@ -103,12 +105,16 @@ class StripedEndpoint final : public transport::Endpoint {
 
   Status Stripe(OpCode op, std::span<const TransferEntry> entries, TransferRequest& request,
                 uint32_t stream);
-  // Posts `entries` (`bytes` of them) on `rail` as one leg of `parent`,
-  // which gains a part for it. On an error nothing was posted and the part
-  // is taken back.
-  Status PostLeg(uint32_t rail, OpCode op, std::span<const TransferEntry> entries,
+  // Posts `entries` (`bytes` of them) on `rail` as `leg` (claimed) of
+  // `parent`, which gains a part for it. On an error nothing was posted,
+  // the part is taken back and the leg let go of.
+  Status PostLeg(Leg& leg, uint32_t rail, OpCode op, std::span<const TransferEntry> entries,
                  uint64_t bytes, TransferRequest& parent, uint32_t stream);
+  // A free leg, claimed; null when all are in flight.
   Leg* ClaimLeg();
+  // kResourceExhausted for a request that found no free leg; its slices
+  // leave the rails' bytes in flight.
+  Status NoLeg(std::span<const RailStriper::Slice> slices);
   void LegFinished(Leg& leg);
   // Legs of `stream` in flight on rails other than 0.
   std::atomic<uint32_t>& OffRailZero(uint32_t stream) { return off_rail_zero_[stream]; }
@@ -118,7 +124,6 @@ class StripedEndpoint final : public transport::Endpoint {
   void PostDrained(std::unique_lock<std::mutex>& lock);
 
   std::vector<Rail> rails_;
-  const uint32_t streams_;
   RailStriper striper_;
   std::unique_ptr<Leg[]> legs_;
   std::atomic<size_t> next_leg_{0};  // where the next claim starts looking

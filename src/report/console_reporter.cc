@@ -65,10 +65,13 @@ void ConsoleReporter::OnLatencyDuration(const bench::LatDurationResult& result) 
   Print(LatDurationRow(result));
 }
 
+void ConsoleReporter::OnRails(const std::vector<RailInfo>& rails) { info_.rails = rails; }
+
 void ConsoleReporter::Finish() {
   if (table_open_) {
     Print(ResultLine());
     if (params_.efficiency) Print(CeilingSourceLines(ceilings_));
+    if (info_.rails.size() > 1) Print(RailSplitLine(info_.rails));
   }
   table_open_ = false;
 }

@@ -29,6 +29,7 @@ class ConsoleReporter final : public bench::BenchObserver {
   void OnPeerBandwidth(const bench::BwResult& result) override;
   void OnLatency(const bench::LatResult& result) override;
   void OnLatencyDuration(const bench::LatDurationResult& result) override;
+  void OnRails(const std::vector<RailInfo>& rails) override;
 
   // Closes the table (the final dashed line) if rows were printed.
   void Finish();

@@ -110,6 +110,28 @@ void AddVerbsInfo(const TestInfo& info, json& out) {
 
 }  // namespace
 
+namespace {
+
+// Each rail's ends, the bytes its slices carried and their share of all.
+json RailsJson(std::span<const RailInfo> rails) {
+  uint64_t total = 0;
+  for (const RailInfo& rail : rails) total += rail.bytes;
+  json out = json::array();
+  for (const RailInfo& rail : rails) {
+    out.push_back({{"local", rail.local},
+                   {"remote", rail.remote},
+                   {"bytes", rail.bytes},
+                   {"slices", rail.slices},
+                   {"share", total == 0 ? json(nullptr)
+                                        : json(static_cast<double>(rail.bytes) /
+                                               static_cast<double>(total))},
+                   {"bytes_per_sec_estimate", rail.bytes_per_sec}});
+  }
+  return out;
+}
+
+}  // namespace
+
 json JsonTestInfo(const TestInfo& info) {
   const bool bw = info.kind == bench::Kind::kBandwidth;
   json out{{"test", JsonTestName(info)},
@@ -121,6 +143,7 @@ json JsonTestInfo(const TestInfo& info) {
   if (info.notify) out["notify"] = true;
   if (info.prepared) out["prepared"] = true;
   if (info.registration) out["registration"] = RegistrationJson(*info.registration);
+  if (info.rails.size() > 1) out["rails"] = RailsJson(info.rails);
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;

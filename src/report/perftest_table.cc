@@ -103,6 +103,27 @@ std::string QpAddressBlock(const TestInfo& info) {
 
 }  // namespace
 
+std::string RailEnds(std::span<const RailInfo> rails) {
+  std::string out = fmt::format("{}", rails.size());
+  for (size_t i = 0; i < rails.size(); ++i) {
+    out += fmt::format("{}{}->{}", i == 0 ? " (" : ", ", rails[i].local, rails[i].remote);
+  }
+  return rails.empty() ? out : out + ")";
+}
+
+std::string RailSplitLine(std::span<const RailInfo> rails) {
+  uint64_t total = 0;
+  for (const RailInfo& rail : rails) total += rail.bytes;
+  std::string out = " rails:";
+  for (size_t i = 0; i < rails.size(); ++i) {
+    const double share = total == 0 ? 0 : 100.0 * static_cast<double>(rails[i].bytes) /
+                                              static_cast<double>(total);
+    out += fmt::format("{} {:.0f}% {}->{}", i == 0 ? "" : ",", share, rails[i].local,
+                       rails[i].remote);
+  }
+  return out + "\n";
+}
+
 std::string ResultLine() { return std::string(kResultLineWidth, '-') + "\n"; }
 
 std::string PeakWarningLine() {
@@ -124,6 +145,7 @@ std::string TestHeader(const TestInfo& info) {
   if (info.notify) AppendField(&out, "Completion", "the peer's notification (--notify)");
   if (info.prepared) AppendField(&out, "Posting", "prepared transfer lists (--prepared)");
   AppendField(&out, "Number of qps", info.qps);
+  if (info.rails.size() > 1) AppendField(&out, "Rails", RailEnds(info.rails));
   AppendDepthFields(&out, info);
   out += ResultLine();
   return out;

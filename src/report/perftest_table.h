@@ -51,6 +51,12 @@ std::string ServerBanner();
 // VerbsTestHeader(info).
 std::string TestHeader(const TestInfo& info);
 
+// "2 (10.0.1.1->10.0.1.2, 10.0.2.1->10.0.2.2)": the header's Rails field.
+std::string RailEnds(std::span<const RailInfo> rails);
+// " rails: 51% 10.0.1.1->10.0.1.2, 49% 10.0.2.1->10.0.2.2\n": each rail's
+// share of the bytes its slices carried, as UCX_PROTO_INFO says a split.
+std::string RailSplitLine(std::span<const RailInfo> rails);
+
 // perftest 4.5's header for an RDMA verbs run (ctx_print_test_info, then
 // ctx_print_pingpong_data per QP, then RESULT_LINE), every value from info
 // and info.verbs:

@@ -28,6 +28,7 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.duration_s = params.duration_s;
   info.atomic_type = params.verbs.atomic_type;
   info.verbs = run.verbs;
+  info.rails = run.rails;
   return info;
 }
 

@@ -41,6 +41,10 @@ struct TestInfo {
   // and verbs->connection names the QP type (RC, UC, UD). Other transports
   // have no connection type to show.
   std::optional<bench::VerbsRunInfo> verbs;
+  // The connection's rails; with more than one, the header lists them, and
+  // once the run ends (ConsoleReporter::OnRails) they hold what each
+  // carried, which the table's last line and the JSON show as shares.
+  std::vector<RailInfo> rails;
 };
 
 // The header of a run: what the CLI asked for, with what the run settled on

@@ -112,6 +112,20 @@ struct EndpointSetup {
   // Where the peer's notifications go; outlives the endpoint. Never null
   // when the engine sets up a connection.
   NotificationSink* notifications = nullptr;
+  // The rail this endpoint runs over (RailCandidate::name of this side's
+  // and of the peer's); empty: the transport's own choice, as without
+  // rails.
+  std::string local_rail;
+  std::string remote_rail;
+};
+
+// One end a rail can have on this host (Transport::RailCandidates).
+struct RailCandidate {
+  std::string name;     // what EndpointSetup::local_rail names: an address, a device
+  // Two ends pair only within one network (tcp: "10.0.1.0/24"); empty for
+  // any (verbs devices on one fabric).
+  std::string network;
+  double bytes_per_sec = 0;  // the link's rate; 0 when unknown
 };
 
 // The hot path's rules, for every transport's post and completion paths
@@ -322,6 +336,14 @@ class Transport {
   // Thread-safe; may be slow (opens devices), so it is asked once per
   // connection attempt, never per transfer.
   virtual Status Usable() const { return Status::Ok(); }
+  // The ends this host offers rails from, best first; the first is the
+  // path the control connection (whose local address is `control_local`,
+  // numeric) takes, when the transport can tell. Empty, the default: one
+  // rail, the transport's own path.
+  virtual std::vector<RailCandidate> RailCandidates(const std::string& control_local) const {
+    (void)control_local;
+    return {};
+  }
   // Builds the endpoint for one connection; see EndpointSetup. Errors:
   // whatever setup met (kTimeout, kConnectionLost, kProtocolError,
   // kNotSupported, kIoError).

@@ -56,7 +56,8 @@ std::shared_ptr<PeerConnection> Connection(const std::string& name, std::atomic<
   return std::make_shared<PeerConnection>(
       info, transport::Capabilities{}, Socket(), transport::RemoteMemory(),
       std::make_unique<ConnectionMemory>(engine.registry, *engine.devices),
-      engine.inbox.NewSink(name), std::make_unique<ClosingEndpoint>(closes), *engine.devices, DevicePath::kAuto, 1000ms);
+      engine.inbox.NewSink(name), std::make_unique<ClosingEndpoint>(closes), nullptr,
+      *engine.devices, DevicePath::kAuto, 1000ms);
 }
 
 TEST(PeerTableTest, FindsWhatWasAddedAndNothingElse) {

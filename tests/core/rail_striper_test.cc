@@ -74,6 +74,24 @@ TEST(RailStriper, ASmallRequestStaysWholeOnTheLeastLoadedRail) {
   EXPECT_EQ(small[0].length, 4 * kKiB);
 }
 
+// Tiny requests keep to rail 0 until it holds a slice more than the least
+// loaded rail: they are bound by CPU, and another rail costs its threads.
+TEST(RailStriper, TinyRequestsKeepToRailZeroUntilItBacksUp) {
+  const double rates[] = {12.5e9, 12.5e9};
+  RailStriper striper(rates, {});
+  for (int i = 0; i < 90; ++i) {
+    std::vector<Slice> slices;
+    striper.Deal(8, slices);
+    ASSERT_EQ(slices[0].rail, 0u) << i;
+  }
+  std::vector<Slice> block;
+  striper.Deal(128 * kKiB, block);  // small too, but backs rail 0 up
+  EXPECT_EQ(block[0].rail, 0u);
+  std::vector<Slice> next;
+  striper.Deal(8, next);
+  EXPECT_EQ(next[0].rail, 1u);
+}
+
 TEST(RailStriper, EveryHundredthRequestProbesTheRailsInTurn) {
   const double rates[] = {100e9, 1e9};  // the second would never win on score
   RailStriper striper(rates, {});
@@ -138,7 +156,7 @@ TEST(RailStriper, EstimatesFollowWhatTheRailsAchieve) {
     const Clock::time_point now = start + std::chrono::microseconds(100 * i);
     report_until(now);
     std::vector<Slice> slices;
-    striper.Deal(kMiB, slices, now);
+    striper.Deal(kMiB, slices);
     for (const Slice& slice : slices) {
       free_at[slice.rail] = std::max(free_at[slice.rail], now) +
                             std::chrono::nanoseconds(static_cast<int64_t>(
@@ -151,7 +169,7 @@ TEST(RailStriper, EstimatesFollowWhatTheRailsAchieve) {
   EXPECT_EQ(striper.Stats(1).in_flight, 0u);
   EXPECT_GT(striper.Stats(0).bytes_per_sec, 5 * striper.Stats(1).bytes_per_sec);
   std::vector<Slice> slices;
-  striper.Deal(4 * kMiB, slices, start + std::chrono::seconds(1));
+  striper.Deal(4 * kMiB, slices);
   const std::vector<uint64_t> bytes = BytesPerRail(slices, 2);
   EXPECT_GT(bytes[0], 5 * bytes[1]);
 }

@@ -213,6 +213,41 @@ TEST(CliUsageTest, BadFlagsExitTwoNamingTheFlag) {
   }
 }
 
+// --rails: the header lists the rails, a line after the table says the
+// split, the JSON has each rail's share; perftest's wire refuses it.
+TEST(CliRailsTest, ATcpRunOverTwoRailsSaysItsSplit) {
+  const std::string json = ::testing::TempDir() + "/rails.json";
+  ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "--rails", "2",
+                               "-s", "1M", "-n", "200", "--json", json, "--timeout", "20"},
+                              120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(" Rails           : 2 (127.0.0.1->127.0.0.1, 127.0.0.1->127.0.0.1)\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find(" rails: "), std::string::npos) << run.out;
+  std::ifstream in(json);
+  const auto document = nlohmann::json::parse(in);
+  const auto& rails = document["test_info"]["rails"];
+  ASSERT_EQ(rails.size(), 2u) << document["test_info"];
+  EXPECT_NEAR(rails[0]["share"].get<double>() + rails[1]["share"].get<double>(), 1.0, 1e-9);
+  EXPECT_GT(rails[1]["bytes"].get<uint64_t>(), 0u);
+  std::remove(json.c_str());
+
+  for (const char* bad : {"0", "17", "two"}) {
+    ProcessResult refused = RunXfer({"write_bw", "--loopback", "--rails", bad}, 10s);
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_NE(refused.err.find("--rails: '"), std::string::npos) << refused.err;
+  }
+  if (XFER_WITH_VERBS) {
+    ProcessResult perftest =
+        RunXfer({"write_bw", "--wire", "perftest", "--rails", "2", "h"}, 10s);
+    EXPECT_EQ(perftest.exit_code, 2);
+    EXPECT_NE(perftest.err.find("--rails: perftest's wire runs over one device"),
+              std::string::npos)
+        << perftest.err;
+  }
+}
+
 TEST(CliUsageTest, VerbsOnlyFlagIsAcceptedWithANote) {
   ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "-d", "mlx5_0",
                                "-n", "50"}, 60s);

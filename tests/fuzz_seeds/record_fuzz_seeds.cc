@@ -96,12 +96,17 @@ void RecordHandshake(const fs::path& root, const LiveConnection& tcp, const Live
     hello.forced_transport = live->initiator_view.transport;
     hello.streams = live->initiator_view.streams;
     hello.regions = live->acceptor_view.regions;
+    // The rails a connection between two namespaces offers: the control
+    // path's address and a second subnet's (what PeerInfo::rails shows).
+    hello.rails = static_cast<uint32_t>(live->initiator_view.rails.size()) + 1;
+    hello.rail_ends = {{"tcp", {{"10.0.1.1", "10.0.1.0/24", 1.25e8}, {"10.0.2.1", "10.0.2.0/24", 1.25e8}}}};
     corpus.Add("hello-" + std::to_string(n), 0, EncodeHello(hello));
     HelloReply reply;
     reply.transport = live->initiator_view.transport;
     reply.streams = live->initiator_view.streams;
     reply.identity = {live->initiator_view.name, 4243, LocalHostIdentity()};
     reply.regions = live->initiator_view.regions;
+    reply.rails = {{"10.0.1.1", "10.0.1.2", 1.25e8}, {"10.0.2.1", "10.0.2.2", 1.25e8}};
     corpus.Add("hello-reply-" + std::to_string(n), 1, EncodeHelloReply(reply));
     ++n;
   }

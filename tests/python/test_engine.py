@@ -6,7 +6,7 @@ import time
 import pytest
 
 import xfer
-from support import raises_status
+from support import pattern, raises_status
 
 StatusCode = xfer.StatusCode
 
@@ -299,3 +299,26 @@ def test_engines_sharing_a_secret_connect_and_others_are_refused(transport):
 def test_a_short_secret_is_refused():
     with raises_status(xfer.StatusCode.INVALID_ARGUMENT):
         xfer.Engine(secret=b"short")
+
+
+def test_rails_stripe_a_tcp_connection_and_peer_info_says_what_each_carried():
+    size = 16 << 20
+    with xfer.Engine(name="target", transports=["tcp"]) as target, \
+            xfer.Engine(listen="", transports=["tcp"]) as initiator:
+        exposed = target.allocate(size)
+        peer = initiator.connect(target.listen_address, transport="tcp", rails=2)
+        info = initiator.peer_info(peer)
+        assert [(r.local, r.remote) for r in info.rails] == [("127.0.0.1", "127.0.0.1")] * 2
+        local = initiator.allocate(size)
+        data = pattern(7, size)
+        with memoryview(local) as view:
+            view[:] = data
+        initiator.write(peer, [(local.address, exposed.address, size)], timeout=10.0)
+        with memoryview(exposed) as view:
+            assert view.tobytes() == data
+        rails = initiator.peer_info(peer).rails
+        assert sum(r.bytes for r in rails) == size
+        assert all(r.slices > 0 and r.bytes_per_sec > 0 for r in rails)
+        assert "RailInfo(local='127.0.0.1'" in repr(rails[0])
+        with raises_status(StatusCode.INVALID_ARGUMENT, "rails must be 0"):
+            initiator.connect(target.listen_address, transport="tcp", rails=17)

@@ -442,7 +442,7 @@ if want libxfer; then
       fail "$(basename "$suite") $filter"; tail -30 "$log/g.out"
     fi
   }
-  run_gtest "$build/tests/conformance_tests" '*/verbs'
+  run_gtest "$build/tests/conformance_tests" '*/verbs:*/verbs_2rails'
   run_gtest "$build/tests/transport_verbs_tests" '*'
   run_gtest "$build/tests/core_tests" '*verbs*:*Verbs*'
   # GPUDirect's registration path, refused by Soft-RoCE in so many words.

@@ -65,13 +65,14 @@ class ConnectedTestEngines {
   }
 
   // Connects the initiator to the target over the transport under test,
-  // with `streams`, and waits for the target to accept: `peer_` is the
-  // target as the initiator names it, `accepted_` the initiator as the
-  // target names it.
-  void ConnectEngines(uint32_t streams = 1) {
+  // with `streams` and `rails` (ConnectOptions), and waits for the target
+  // to accept: `peer_` is the target as the initiator names it,
+  // `accepted_` the initiator as the target names it.
+  void ConnectEngines(uint32_t streams = 1, uint32_t rails = 0) {
     ConnectOptions options;
     options.transport = transport_;
     options.streams = streams;
+    options.rails = rails;
     auto connected = initiator_->Connect(target_->listen_address(), options);
     ASSERT_TRUE(connected.ok()) << connected.status().ToString();
     peer_ = *connected;

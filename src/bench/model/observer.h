@@ -79,6 +79,9 @@ struct RunInfo {
   std::map<uint64_t, Ceiling> ceilings;
   // Measured before the first size on xfer's wire (ProbeRegistration).
   std::optional<RegistrationTiming> registration;
+  // The connection's rails (PeerInfo::rails), their counters zero; one
+  // rail when it is not striped.
+  std::vector<RailInfo> rails;
 };
 
 // Called from the thread that runs the benchmark, in this order:
@@ -99,6 +102,9 @@ class BenchObserver {
   virtual void OnPeerBandwidth(const BwResult& /*result*/) {}
   virtual void OnLatency(const LatResult& result) = 0;
   virtual void OnLatencyDuration(const LatDurationResult& result) = 0;
+  // After the last size, on a connection over several rails: what each
+  // carried (PeerInfo::rails), this side's posts. Default: ignored.
+  virtual void OnRails(const std::vector<RailInfo>& /*rails*/) {}
 };
 
 // Reports nothing: for a run whose other half prints (the --loopback child).

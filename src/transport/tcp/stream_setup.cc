@@ -165,7 +165,12 @@ Result<StreamSockets> EstablishStreams(const EndpointSetup& setup, const StreamO
   }
   // A backlog of `streams` lets the peer complete every connect before we
   // start accepting: both sides connect first, then accept.
-  auto listener = Listener::Bind({ChooseBindHost(*setup.control, setup.peer_host), 0},
+  // A rail's ends are addresses: ours to listen on, the peer's to reach.
+  const std::string& peer_host = setup.remote_rail.empty() ? setup.peer_host : setup.remote_rail;
+  const std::string bind_host = setup.local_rail.empty()
+                                    ? ChooseBindHost(*setup.control, setup.peer_host)
+                                    : setup.local_rail;
+  auto listener = Listener::Bind({bind_host, 0},
                                  static_cast<int>(setup.streams) + 1);
   if (!listener.ok()) return listener.status().WithContext("tcp setup: listen");
   SetupMessage mine{listener->local_address().port, setup.streams, RandomToken()};
@@ -179,7 +184,7 @@ Result<StreamSockets> EstablishStreams(const EndpointSetup& setup, const StreamO
     // listener is noticed within the second.
     auto socket = WhileControlOpen(
         *setup.control, setup.deadline, "its data-stream listener",
-        [&](Deadline slice) { return ConnectTcp({setup.peer_host, peer->port}, slice); },
+        [&](Deadline slice) { return ConnectTcp({peer_host, peer->port}, slice); },
         std::chrono::seconds(1));
     if (!socket.ok()) return socket.status().WithContext("tcp setup: connect");
     XFER_RETURN_IF_ERROR(SendHello(*socket, i, peer->token, setup.deadline));

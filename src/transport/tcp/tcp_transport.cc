@@ -4,6 +4,7 @@
 
 #include "transport/option_reader.h"
 #include "transport/tcp/device_staging.h"
+#include "transport/tcp/rail_addresses.h"
 #include "transport/tcp/stream_setup.h"
 #include "transport/tcp/tcp_endpoint.h"
 
@@ -39,6 +40,10 @@ Capabilities TcpTransport::capabilities() const {
   caps.max_entries_per_post = std::numeric_limits<uint32_t>::max();
   caps.max_inline_bytes = std::numeric_limits<uint64_t>::max();
   return caps;
+}
+
+std::vector<RailCandidate> TcpTransport::RailCandidates(const std::string& control_local) const {
+  return RailEnds(ListInterfaceAddresses(), control_local, &InterfaceBytesPerSec);
 }
 
 Result<std::unique_ptr<Endpoint>> TcpTransport::CreateEndpoint(EndpointSetup& setup) {

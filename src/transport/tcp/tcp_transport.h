@@ -31,6 +31,9 @@ class TcpTransport final : public Transport {
   // one_sided, two_sided, any host, up to 64 streams, preference 10.
   Capabilities capabilities() const override;
 
+  // This host's up IPv4 addresses, each in its subnet (rail_addresses.h).
+  std::vector<RailCandidate> RailCandidates(const std::string& control_local) const override;
+
   // Opens setup.streams socket pairs (stream_setup.h) and starts the
   // endpoint's threads. Errors: as EstablishStreams.
   Result<std::unique_ptr<Endpoint>> CreateEndpoint(EndpointSetup& setup) override;

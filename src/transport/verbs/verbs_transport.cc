@@ -41,6 +41,13 @@ Status VerbsTransport::Usable() const {
   return device.ok() ? Status::Ok() : device.status();
 }
 
+std::vector<RailCandidate> VerbsTransport::RailCandidates(const std::string& control_local) const {
+  (void)control_local;
+  auto device = ::xfer::verbs::DeviceContext::Open(options_.device.device, options_.device.port);
+  if (!device.ok()) return {};
+  return {{device->name(), "", 0}};
+}
+
 Result<std::unique_ptr<Endpoint>> VerbsTransport::CreateEndpoint(EndpointSetup& setup) {
   if (setup.control == nullptr || !setup.control->valid() || setup.local == nullptr) {
     return InvalidArgument("verbs setup needs a control socket and the local memory table");

@@ -32,6 +32,11 @@ class VerbsTransport final : public Transport {
   // is not ACTIVE), kNotFound (no such device or port), kInternal.
   Status Usable() const override;
 
+  // One end: the configured device (rails over verbs repeat it, as more
+  // queue pairs, until rails choose among several devices); none when it
+  // cannot be opened.
+  std::vector<RailCandidate> RailCandidates(const std::string& control_local) const override;
+
   // Creates the endpoint's resources and runs the setup exchange with the
   // peer (setup_exchange.h). Errors: kInvalidArgument (bad setup), those of
   // CreateEndpointResources and RunSetupExchange; either way the peer is

@@ -1,0 +1,53 @@
+#include "core/rail_pairing.h"
+
+#include <algorithm>
+
+namespace xfer::core {
+namespace {
+
+double SlowerRate(double a, double b) { return a > 0 && b > 0 ? std::min(a, b) : 0; }
+
+}  // namespace
+
+std::vector<RailPair> PairRails(std::span<const transport::RailCandidate> acceptor,
+                                std::span<const transport::RailCandidate> initiator,
+                                uint32_t requested, uint32_t max_rails) {
+  std::vector<RailPair> distinct;
+  std::vector<bool> taken(acceptor.size(), false);
+  const auto pair_with = [&](const transport::RailCandidate& end, bool by_name) {
+    for (size_t i = 0; i < acceptor.size(); ++i) {
+      if (taken[i] || acceptor[i].network != end.network) continue;
+      if (by_name && acceptor[i].name != end.name) continue;
+      taken[i] = true;
+      distinct.push_back(
+          {end.name, acceptor[i].name, SlowerRate(end.bytes_per_sec, acceptor[i].bytes_per_sec)});
+      return true;
+    }
+    return false;
+  };
+  std::vector<bool> paired(initiator.size(), false);
+  // Same network and name first (a device with its namesake), then any end
+  // of the network; the initiator's order decides which pair comes first.
+  for (const bool by_name : {true, false}) {
+    for (size_t i = 0; i < initiator.size(); ++i) {
+      if (!paired[i]) paired[i] = pair_with(initiator[i], by_name);
+    }
+  }
+  if (distinct.empty()) return {};
+  // The pairs in the initiator's order, so that both control ends' pair,
+  // when there is one, is rail 0.
+  std::stable_sort(distinct.begin(), distinct.end(), [&](const RailPair& a, const RailPair& b) {
+    const auto index = [&](const std::string& name) {
+      return std::find_if(initiator.begin(), initiator.end(),
+                          [&](const transport::RailCandidate& c) { return c.name == name; }) -
+             initiator.begin();
+    };
+    return index(a.initiator) < index(b.initiator);
+  });
+  const uint32_t wanted = std::min(requested == 0 ? 1u : requested, std::max(max_rails, 1u));
+  std::vector<RailPair> rails;
+  for (uint32_t i = 0; i < wanted; ++i) rails.push_back(distinct[i % distinct.size()]);
+  return rails;
+}
+
+}  // namespace xfer::core

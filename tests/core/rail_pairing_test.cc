@@ -1,0 +1,61 @@
+// How the acceptor pairs rail ends: within a network, namesakes first, the
+// control path as rail 0, repeated up to the count asked for.
+#include "core/rail_pairing.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace xfer::core {
+namespace {
+
+using transport::RailCandidate;
+
+TEST(PairRails, AddressesPairWithinTheirSubnetTheControlPathFirst) {
+  const std::vector<RailCandidate> acceptor = {
+      {"10.0.2.2", "10.0.2.0/24", 125e6}, {"10.0.1.2", "10.0.1.0/24", 125e6},
+      {"192.168.9.2", "192.168.9.0/24", 0}};
+  const std::vector<RailCandidate> initiator = {
+      {"10.0.1.1", "10.0.1.0/24", 125e6}, {"10.0.2.1", "10.0.2.0/24", 1.25e9}};
+  const std::vector<RailPair> two = PairRails(acceptor, initiator, 2, 16);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].initiator, "10.0.1.1");
+  EXPECT_EQ(two[0].acceptor, "10.0.1.2");
+  EXPECT_EQ(two[1].initiator, "10.0.2.1");
+  EXPECT_EQ(two[1].acceptor, "10.0.2.2");
+  EXPECT_EQ(two[1].bytes_per_sec, 125e6);  // the slower end's
+  // The transport's choice: rail 0 alone.
+  const std::vector<RailPair> automatic = PairRails(acceptor, initiator, 0, 16);
+  ASSERT_EQ(automatic.size(), 1u);
+  EXPECT_EQ(automatic[0].initiator, "10.0.1.1");
+}
+
+TEST(PairRails, MoreRailsThanPathsRepeatThePathsUpToTheMost) {
+  const std::vector<RailCandidate> one = {{"127.0.0.1", "127.0.0.0/8", 0}};
+  const std::vector<RailPair> four = PairRails(one, one, 4, 16);
+  ASSERT_EQ(four.size(), 4u);
+  for (const RailPair& pair : four) EXPECT_EQ(pair.acceptor, "127.0.0.1");
+  EXPECT_EQ(PairRails(one, one, 40, 16).size(), 16u);
+  EXPECT_EQ(PairRails(one, one, 4, 1).size(), 1u);
+}
+
+TEST(PairRails, DevicesPairWithTheirNamesakesFirst) {
+  const std::vector<RailCandidate> acceptor = {{"mlx5_1", "", 0}, {"mlx5_0", "", 0}};
+  const std::vector<RailCandidate> initiator = {{"mlx5_0", "", 0}, {"mlx5_1", "", 0},
+                                                {"mlx5_2", "", 0}};
+  const std::vector<RailPair> rails = PairRails(acceptor, initiator, 3, 16);
+  ASSERT_EQ(rails.size(), 3u);
+  EXPECT_EQ(rails[0].acceptor, "mlx5_0");
+  EXPECT_EQ(rails[1].acceptor, "mlx5_1");
+  EXPECT_EQ(rails[2].acceptor, "mlx5_0");  // two distinct paths, repeated
+}
+
+TEST(PairRails, NoCommonNetworkOrNoEndsMeansTheTransportsOwnRail) {
+  const std::vector<RailCandidate> a = {{"10.0.1.2", "10.0.1.0/24", 0}};
+  const std::vector<RailCandidate> b = {{"10.9.9.1", "10.9.9.0/24", 0}};
+  EXPECT_TRUE(PairRails(a, b, 2, 16).empty());
+  EXPECT_TRUE(PairRails({}, b, 2, 16).empty());
+}
+
+}  // namespace
+}  // namespace xfer::core

@@ -1,0 +1,143 @@
+// A connection over several rails, end to end through two engines: the
+// rails the peers agree on, every byte of striped WRITEs and READs, the
+// notifications behind them, and what PeerInfo says each rail carried.
+// Over loopback, where tcp has one path: rails repeat it (more sockets).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "support/byte_pattern.h"
+#include "support/connected_test_engines.h"
+#include "support/verbs_test_env.h"
+
+namespace xfer {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr size_t kRegion = size_t{32} << 20;
+
+class RailsTest : public ::testing::Test, protected testing::ConnectedTestEngines {
+ protected:
+  void Connect(const std::string& transport, uint32_t rails) {
+    CreateEngines({.transport = transport});
+    if (HasFatalFailure() || IsSkipped()) return;
+    local_ = Allocate(*initiator_, kRegion);
+    remote_ = Allocate(*target_, kRegion);
+    ASSERT_NO_FATAL_FAILURE(ConnectEngines(2, rails));
+  }
+  uint8_t* local() { return static_cast<uint8_t*>(local_.address); }
+  uint8_t* remote() { return static_cast<uint8_t*>(remote_.address); }
+  uint64_t remote_address() { return reinterpret_cast<uint64_t>(remote_.address); }
+
+  MemoryRegion local_;
+  MemoryRegion remote_;
+};
+
+TEST_F(RailsTest, TwoTcpRailsCarryAStripedWriteAndReadAndSayWhatEachCarried) {
+  ASSERT_NO_FATAL_FAILURE(Connect("tcp", 2));
+  auto info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  ASSERT_EQ(info->rails.size(), 2u);
+  EXPECT_EQ(info->rails[0].local, "127.0.0.1");
+  EXPECT_EQ(info->rails[1].remote, "127.0.0.1");
+  auto theirs = target_->GetPeerInfo(accepted_);
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_EQ(theirs->rails.size(), 2u);
+
+  testing::FillPattern(local(), kRegion, 3);
+  std::memset(remote(), 0, kRegion);
+  const TransferEntry entry{local(), remote_address(), kRegion};
+  ASSERT_TRUE(initiator_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 10s).ok());
+  EXPECT_EQ(testing::FirstPatternMismatch(remote(), kRegion, 3), kRegion);
+  testing::FillPattern(remote(), kRegion, 4);
+  ASSERT_TRUE(initiator_->Transfer(peer_, OpCode::kRead, std::span(&entry, 1), 10s).ok());
+  EXPECT_EQ(testing::FirstPatternMismatch(local(), kRegion, 4), kRegion);
+
+  info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->rails[0].bytes + info->rails[1].bytes, 2 * kRegion);
+  EXPECT_GT(info->rails[0].slices, 0u);
+  EXPECT_GT(info->rails[1].slices, 0u);
+  EXPECT_GT(info->rails[1].bytes_per_sec, 0);
+}
+
+// A WRITE's notification follows every slice of it, on every rail.
+TEST_F(RailsTest, ANotificationArrivesAfterEverySliceOfItsWrite) {
+  ASSERT_NO_FATAL_FAILURE(Connect("tcp", 2));
+  for (uint32_t round = 0; round < 8; ++round) {
+    testing::FillPattern(local(), kRegion, 10 + round);
+    const TransferEntry entry{local(), remote_address(), kRegion};
+    const std::string message = "block " + std::to_string(round);
+    SubmitOptions options;
+    options.notification = message;
+    TransferRequest request;
+    ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options)
+                    .ok());
+    std::vector<Notification> got;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (got.empty() && std::chrono::steady_clock::now() < deadline) {
+      got = target_->GetNotifications(100ms, accepted_);
+    }
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].message, "block " + std::to_string(round));
+    // Every byte is there the moment the notification is.
+    EXPECT_EQ(testing::FirstPatternMismatch(remote(), kRegion, 10 + round), kRegion) << round;
+    ASSERT_TRUE(request.Wait(10s).ok());
+  }
+}
+
+// In the Soft-RoCE VM (skipped elsewhere): two verbs rails over the
+// environment's device pair, more queue pairs each; every byte verified,
+// and two equal rails split the bytes within 40-60 %.
+TEST_F(RailsTest, TwoVerbsRailsCarryEveryByteAndSplitEvenly) {
+  if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
+  ASSERT_NO_FATAL_FAILURE(Connect("verbs", 2));
+  auto info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  ASSERT_EQ(info->rails.size(), 2u);
+  for (uint32_t round = 0; round < 4; ++round) {
+    testing::FillPattern(local(), kRegion, 20 + round);
+    std::memset(remote(), 0, kRegion);
+    const TransferEntry entry{local(), remote_address(), kRegion};
+    ASSERT_TRUE(initiator_->Transfer(peer_, OpCode::kWrite, std::span(&entry, 1), 60s).ok());
+    ASSERT_EQ(testing::FirstPatternMismatch(remote(), kRegion, 20 + round), kRegion) << round;
+  }
+  info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  const double total = static_cast<double>(info->rails[0].bytes + info->rails[1].bytes);
+  EXPECT_EQ(total, 4.0 * kRegion);
+  const double share = static_cast<double>(info->rails[0].bytes) / total;
+  EXPECT_GE(share, 0.4);
+  EXPECT_LE(share, 0.6);
+}
+
+TEST_F(RailsTest, TheTransportsChoiceIsOneRailAndShmHasOnlyOne) {
+  ASSERT_NO_FATAL_FAILURE(Connect("tcp", 0));
+  auto info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->rails.size(), 1u);
+}
+
+TEST_F(RailsTest, ShmHasOneRailWhateverIsAsked) {
+  ASSERT_NO_FATAL_FAILURE(Connect("shm", 4));
+  auto info = initiator_->GetPeerInfo(peer_);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->rails.size(), 1u);
+}
+
+TEST_F(RailsTest, MoreRailsThanAConnectionTakesAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(CreateEngines({.transport = "tcp"}));
+  ConnectOptions options;
+  options.transport = "tcp";
+  options.rails = 17;
+  auto peer = initiator_->Connect(target_->listen_address(), options);
+  ASSERT_FALSE(peer.ok());
+  EXPECT_EQ(peer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(peer.status().message().find("rails must be 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xfer
