@@ -40,7 +40,7 @@ struct MatrixText {
   bool quiet = false;
   bool efficiency = false;
   std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
-      loops, warmup, streams, memory, remote_memory, timeout, accept_timeout, device, ib_port,
+      loops, warmup, streams, rails, memory, remote_memory, timeout, accept_timeout, device, ib_port,
       use_cuda, device_path,
       gid_index, json, csv, markdown, secret_file;
   // The cluster matrix (--scheme), under mpirun.
@@ -69,6 +69,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   Text(app, "--memory", t.memory, "initiator host memory: host or hugepage (default host)");
   Text(app, "--remote_memory", t.remote_memory, "target host memory (default host)");
   Text(app, "--streams", t.streams, "engine streams per connection, 1..64 (default 1)");
+  Text(app, "--rails", t.rails, "rails per connection: auto or 1..16 (default auto)");
   app.add_flag("--verify", t.verify, "check every cell's bytes after its samples");
   app.add_flag("--efficiency", t.efficiency, "print each cell as a fraction of its ceiling");
   Text(app, "--timeout", t.timeout, "seconds: every wait on the peer (default 10)");
@@ -161,6 +162,9 @@ Status ApplyMatrix(const MatrixText& t, MatrixConfig& c) {
   XFER_RETURN_IF_ERROR(ParseCount(t.loops, "--loops", 1, 100000, c.loops));
   XFER_RETURN_IF_ERROR(ParseCount(t.warmup, "--warmup", 0, 100000, c.warmup));
   XFER_RETURN_IF_ERROR(ParseCount(t.streams, "--streams", 1, 64, c.streams));
+  if (t.rails && *t.rails != "auto") {
+    XFER_RETURN_IF_ERROR(ParseCount(t.rails, "--rails", 1, 16, c.rails));
+  }
   XFER_RETURN_IF_ERROR(ParsePlacement(t.memory, "--memory", c.memory));
   XFER_RETURN_IF_ERROR(ParsePlacement(t.remote_memory, "--remote_memory", c.remote_memory));
   c.verify = t.verify;
@@ -385,6 +389,8 @@ std::string MatrixHelp() {
       "  --use_cuda GPU        CUDA device ordinal of this side's device memory, the D\n"
       "                        of a direction (default 0); each side names its own\n"
       "  --streams N           engine streams per connection, 1..64 (default 1)\n"
+      "  --rails auto|N        rails each connection is striped over, 1..16 (tcp: address\n"
+      "                        pairs in one subnet; default auto, the transport's choice)\n"
       "  --verify              after each cell's samples, move fresh data once more and\n"
       "                        check every byte; a mismatch fails the run (host memory\n"
       "                        cells only: device cells are measured, not checked)\n"

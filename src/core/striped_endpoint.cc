@@ -11,7 +11,7 @@ namespace {
 
 using internal::RequestAccess;
 
-uint64_t BytesOf(std::span<const TransferEntry> entries) {
+uint64_t TotalBytes(std::span<const TransferEntry> entries) {
   uint64_t bytes = 0;
   for (const TransferEntry& e : entries) bytes += e.length;
   return bytes;
@@ -66,7 +66,7 @@ Status StripedEndpoint::PostRead(std::span<const TransferEntry> entries, Transfe
 
 Status StripedEndpoint::Stripe(OpCode op, std::span<const TransferEntry> entries,
                                TransferRequest& request, uint32_t stream) {
-  const uint64_t bytes = BytesOf(entries);
+  const uint64_t bytes = TotalBytes(entries);
   if (striper_.Direct(bytes)) {
     // A few bytes on rail 0, which carries the notifications: no leg, and
     // nothing for a notification to wait for on another rail.

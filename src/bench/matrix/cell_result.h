@@ -9,6 +9,7 @@
 
 #include "bench/model/ceiling.h"
 #include "bench/matrix/direction.h"
+#include "xfer/engine.h"
 
 namespace xfer::matrix {
 
@@ -47,6 +48,9 @@ struct CellResult {
   // Whether the initiator's buffers bounced through its staging memory
   // (PeerInfo::staged, --device_path staged).
   bool path_staged = false;
+  // The connection's rails, and the bytes each carried for this cell's
+  // samples (PeerInfo::rails before and after); one rail when not striped.
+  std::vector<RailInfo> path_rails;
 
   // Seconds per sample, in the order taken; warm-ups are never counted.
   std::vector<double> warmup_seconds;

@@ -47,6 +47,7 @@ struct MatrixConfig {
   uint32_t loops = 5;     // counted samples per cell
   uint32_t warmup = 1;    // uncounted samples before them
   uint32_t streams = 1;   // ConnectOptions::streams
+  uint32_t rails = 0;     // ConnectOptions::rails (0: the transport's choice)
   std::string memory = "host";         // the initiator's H kind
   std::string remote_memory = "host";  // the target's H kind
   bool verify = false;    // check every cell's bytes after its samples

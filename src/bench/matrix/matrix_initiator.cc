@@ -70,6 +70,11 @@ class Initiator {
   Status MeasureColumn(size_t column);
   Status MeasureCell(size_t index, const Column& column);
   Status Verify(size_t index, BatchSampler& sampler, uint8_t* local);
+  // The column's rails as the engine counts them now.
+  std::vector<RailInfo> RailsNow(const Column& column) const {
+    auto info = engine_->GetPeerInfo(*column.peer);
+    return info.ok() ? info->rails : column.info.rails;
+  }
   Status AskTarget(const BufferRequest& request);
   Status FailCell(size_t index, const Status& why);
   Status Interrupted(size_t index, uint32_t sample, uint32_t total);
@@ -209,6 +214,7 @@ Status Initiator::ConnectColumns() {
     ConnectOptions options;
     options.transport = name;
     options.streams = config_.streams;
+    options.rails = config_.rails;
     auto peer = engine_->Connect(address, options);
     if (!peer.ok()) {
       if (!IsUnusable(peer.status())) {
@@ -333,6 +339,7 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
   layout.requests = cell.requests;
   layout.streams = column.info.streams;
   BatchSampler sampler(*engine_, *column.peer, layout, config_.timeout);
+  const std::vector<RailInfo> rails_before = RailsNow(column);
 
   const uint32_t total = config_.warmup + config_.loops;
   for (uint32_t k = 0; k < total; ++k) {
@@ -358,6 +365,11 @@ Status Initiator::MeasureCell(size_t index, const Column& column) {
   // The pattern is written and checked by the CPU, which cannot touch
   // device memory: device cells are measured, and their `verified` stays
   // unset.
+  cell.path_rails = RailsNow(column);
+  for (size_t r = 0; r < cell.path_rails.size() && r < rails_before.size(); ++r) {
+    cell.path_rails[r].bytes -= rails_before[r].bytes;
+    cell.path_rails[r].slices -= rails_before[r].slices;
+  }
   if (config_.verify && !device_cell) XFER_RETURN_IF_ERROR(Verify(index, sampler, local));
   cell.median_gbps = stat->median_gbps;
   cell.min_gbps = stat->min_gbps;

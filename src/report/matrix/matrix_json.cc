@@ -95,6 +95,7 @@ json ConfigJson(const matrix::MatrixConfig& config) {
       {"loops", config.loops},
       {"warmup", config.warmup},
       {"streams", config.streams},
+      {"rails", config.rails},
       {"memory", config.memory},
       {"remote_memory", config.remote_memory},
       {"verify", config.verify},
@@ -123,6 +124,20 @@ json CellJson(const CellResult& cell, uint64_t transfer_size) {
                          {"data_mover", cell.path_data_mover},
                          {"staged", cell.path_staged}};
   if (!cell.path_device.empty()) path["device"] = cell.path_device;
+  if (cell.path_rails.size() > 1) {
+    uint64_t total = 0;
+    for (const RailInfo& rail : cell.path_rails) total += rail.bytes;
+    json rails = json::array();
+    for (const RailInfo& rail : cell.path_rails) {
+      rails.push_back({{"local", rail.local},
+                       {"remote", rail.remote},
+                       {"bytes", rail.bytes},
+                       {"share", total == 0 ? json(nullptr)
+                                            : json(static_cast<double>(rail.bytes) /
+                                                   static_cast<double>(total))}});
+    }
+    path["rails"] = std::move(rails);
+  }
   json out{{"direction", cell.direction.Name()},
               {"op", cell.direction.op == OpCode::kWrite ? "write" : "read"},
               {"initiator_memory", cell.initiator_memory},

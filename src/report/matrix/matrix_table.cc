@@ -193,11 +193,13 @@ std::string PathText(const MatrixRun& run, size_t transport) {
   // One engine setting covers every cell of a run: the initiator's
   // buffers were staged in all of them or in none.
   bool staged = false;
+  size_t rails = 1;  // one connection per column: its cells share the rails
   for (size_t d = 0; d < run.config.directions.size(); ++d) {
     for (size_t b = 0; b < run.config.block_sizes.size(); ++b) {
       const CellResult* cell = CellAt(run, transport, d, b);
       if (cell == nullptr || cell->status != CellStatus::kOk) continue;
       staged = staged || cell->path_staged;
+      rails = std::max(rails, cell->path_rails.size());
       std::pair<std::string, uint32_t> path{cell->path_transport, cell->path_streams};
       if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
     }
@@ -208,7 +210,8 @@ std::string PathText(const MatrixRun& run, size_t transport) {
     items.push_back(
         fmt::format("{}, {}", name.empty() ? "unknown" : name, Plural(streams, "stream")));
   }
-  return fmt::format("{}: {}{}", paths.size() == 1 ? "path" : "paths", Join(items, "; "),
+  return fmt::format("{}: {}{}{}", paths.size() == 1 ? "path" : "paths", Join(items, "; "),
+                     rails > 1 ? fmt::format(", {} rails", rails) : "",
                      staged ? ", staged through pinned host memory" : "");
 }
 
