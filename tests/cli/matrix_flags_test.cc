@@ -54,6 +54,18 @@ TEST(MatrixFlags, HostMakesTheInitiatorAndNoHostTheTarget) {
   EXPECT_EQ(target->matrix.verbs.gid_index, 1);
 }
 
+TEST(MatrixFlags, RailsAreAutoOrACount) {
+  auto four = Parse("matrix --loopback --rails 4");
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  EXPECT_EQ(four->matrix.rails, 4u);
+  auto automatic = Parse("matrix --loopback --rails auto");
+  ASSERT_TRUE(automatic.ok()) << automatic.status().ToString();
+  EXPECT_EQ(automatic->matrix.rails, 0u);
+  auto unset = Parse("matrix --loopback");
+  ASSERT_TRUE(unset.ok());
+  EXPECT_EQ(unset->matrix.rails, 0u);
+}
+
 TEST(MatrixFlags, ListsAndSizesInHixlsSyntax) {
   auto parsed = Parse(
       "matrix --loopback --directions rH2H,H2rH --transports tcp --block_sizes 1M,4K,64KiB "
@@ -106,6 +118,9 @@ TEST(MatrixFlags, BadValuesNameTheirFlag) {
   EXPECT_NE(ErrorOf("matrix --loopback --loops 0").find("--loops: "), std::string::npos);
   EXPECT_NE(ErrorOf("matrix --loopback --loops 5x").find("--loops: "), std::string::npos);
   EXPECT_NE(ErrorOf("matrix --loopback --streams 65").find("--streams: "), std::string::npos);
+  EXPECT_NE(ErrorOf("matrix --loopback --rails 0").find("--rails: "), std::string::npos);
+  EXPECT_NE(ErrorOf("matrix --loopback --rails 17").find("--rails: "), std::string::npos);
+  EXPECT_NE(ErrorOf("matrix --loopback --rails two").find("--rails: "), std::string::npos);
   EXPECT_NE(ErrorOf("matrix --loopback --memory gpu").find("--memory: 'gpu' is not a memory kind"),
             std::string::npos);
   EXPECT_NE(ErrorOf("matrix --loopback --timeout 0").find("--timeout: "), std::string::npos);
