@@ -137,6 +137,11 @@ struct ConnectOptions {
   // path). Large requests are cut into slices dealt over the rails by each
   // one's measured bandwidth and bytes in flight; small ones go whole.
   uint32_t rails = 0;
+  // This side's rail ends to use, by name (tcp: local addresses), rail 0's
+  // first; empty: every one the transport offers. With `rails` 0, one rail
+  // per name. Connect refuses a name the transport does not offer here
+  // (kInvalidArgument, naming what it offers).
+  std::vector<std::string> rail_ends{};
 };
 
 // One rail of a connection, and what it has carried (PeerInfo::rails).

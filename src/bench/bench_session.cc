@@ -246,6 +246,7 @@ Result<Session> OpenClientSession(const BenchParams& params, const std::atomic<i
   options.transport = params.transport;
   options.streams = params.qps;
   options.rails = params.rails;
+  options.rail_ends = params.rail_ends;
   auto peer = session.engine->Connect(FormatHostPort({params.server_host, reply->engine_port}), options);
   if (!peer.ok()) {
     // The server waits for this engine: tell it why it will not come.

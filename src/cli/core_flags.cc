@@ -137,10 +137,29 @@ Status ApplyWire(const FlagSpec& spec, std::string_view value, ParseState& state
   return Status::Ok();
 }
 
-// --rails auto|N: the transport's choice, or N rails (ConnectOptions::rails).
+// --rails auto|N|END,END...: the transport's choice, N rails, or this
+// side's rail ends by name (ConnectOptions::rails, rail_ends).
 Status ApplyRails(const FlagSpec& spec, std::string_view value, ParseState& state) {
   if (value == "auto") {
     state.params.rails = 0;
+    return Status::Ok();
+  }
+  const bool count = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  if (!count) {
+    std::vector<std::string> names;
+    for (size_t start = 0; start <= value.size();) {
+      const size_t comma = std::min(value.find(',', start), value.size());
+      names.emplace_back(value.substr(start, comma - start));
+      if (names.back().empty() || names.size() > 16) {
+        return InvalidArgument(fmt::format(
+            "{}: '{}' is not 'auto', a rail count (1..16) or up to 16 rail ends, comma-separated",
+            DisplayName(spec), value));
+      }
+      start = comma + 1;
+    }
+    state.params.rail_ends = std::move(names);
     return Status::Ok();
   }
   uint32_t rails = 0;
@@ -289,10 +308,11 @@ constexpr FlagSpec kCoreFlags[] = {
      "How this side's buffers move: the transport's own path where it has one, else staged "
      "(auto); its own path only (direct); bounced through pinned host memory (staged)",
      nullptr, ApplyDevicePath},
-    {'\0', "rails", "<auto|N>", S::kAll, G::kXfer,
+    {'\0', "rails", "<auto|N|ends>", S::kAll, G::kXfer,
      "Stripe the connection over N rails, 1..16: paths between the engines (tcp: address "
-     "pairs in one subnet; more rails than paths repeat them); auto: the transport's choice, "
-     "one rail today (default); implies --wire xfer",
+     "pairs in one subnet; more rails than paths repeat them), or over this side's rail ends "
+     "named, comma-separated (tcp: local addresses); auto: the transport's choice, one rail "
+     "today (default); implies --wire xfer",
      nullptr, ApplyRails},
     {'\0', "prepared", "", S::kOneSided, G::kXfer,
      "Post through prepared transfer lists, checked once and submitted by index (the path of "

@@ -171,7 +171,7 @@ Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
         "--prepared: perftest's wire posts verbs work requests itself; prepared lists run on "
         "xfer's wire (--wire xfer)");
   }
-  if (params.rails != 0) {
+  if (params.rails != 0 || !params.rail_ends.empty()) {
     return InvalidArgument(
         "--rails: perftest's wire runs over one device, as perftest does; rails run on xfer's "
         "wire (--wire xfer)");
@@ -242,7 +242,7 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
       {params.prepared,
        "--prepared: runs on xfer's wire protocol (--wire xfer), whose engine prepares the lists; "
        "a stock perftest peer cannot join"},
-      {params.rails != 0,
+      {params.rails != 0 || !params.rail_ends.empty(),
        "--rails: runs on xfer's wire protocol (--wire xfer), whose engine stripes over rails; a "
        "stock perftest peer cannot join"},
       {params.notify,

@@ -115,16 +115,38 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
   return out;
 }
 
-// The rail ends this side offers the acceptor, per transport that has any.
-std::vector<TransportRailEnds> OfferedRailEnds(const TransportList& transports,
-                                               const std::vector<std::string>& offered,
-                                               const std::string& control_local) {
+// The rail ends this side offers the acceptor, per transport that has any:
+// those `named` (ConnectOptions::rail_ends) in that order, or all.
+Result<std::vector<TransportRailEnds>> OfferedRailEnds(const TransportList& transports,
+                                                       const std::vector<std::string>& offered,
+                                                       const std::string& control_local,
+                                                       const std::vector<std::string>& named) {
   std::vector<TransportRailEnds> all;
+  std::vector<bool> found(named.size(), false);
+  std::vector<std::string> there;  // every end offered, for the error
   for (const auto& t : transports) {
     if (!Lists(offered, t->name())) continue;
     std::vector<transport::RailCandidate> ends = t->RailCandidates(control_local);
+    for (const transport::RailCandidate& end : ends) there.push_back(end.name);
+    if (!named.empty()) {
+      std::vector<transport::RailCandidate> chosen;
+      for (size_t i = 0; i < named.size(); ++i) {
+        for (const transport::RailCandidate& end : ends) {
+          if (end.name != named[i]) continue;
+          chosen.push_back(end);
+          found[i] = true;
+        }
+      }
+      ends = std::move(chosen);
+    }
     if (ends.size() > kMaxRailEnds) ends.resize(kMaxRailEnds);
     if (!ends.empty()) all.push_back({std::string(t->name()), std::move(ends)});
+  }
+  for (size_t i = 0; i < named.size(); ++i) {
+    if (found[i]) continue;
+    return InvalidArgument(fmt::format(
+        "rail end '{}' is not one this host offers over {} (it offers: {})", named[i],
+        fmt::join(offered, ", "), there.empty() ? std::string("none") : fmt::format("{}", fmt::join(there, ", "))));
   }
   return all;
 }
@@ -296,10 +318,13 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
   if (!channel.ok()) return channel.status().WithContext("handshake");
 
   auto announced = ctx.memory.Snapshot();
-  const std::vector<TransportRailEnds> rail_ends =
-      OfferedRailEnds(ctx.transports, offered, control->LocalHost());
+  auto rail_ends =
+      OfferedRailEnds(ctx.transports, offered, control->LocalHost(), options.rail_ends);
+  if (!rail_ends.ok()) return rail_ends.status();
+  const uint32_t rails = options.rails != 0 ? options.rails
+                                            : static_cast<uint32_t>(options.rail_ends.size());
   Hello hello{ctx.local,     offered,         options.transport, options.streams,
-              DescribeRegions(announced), options.rails, rail_ends};
+              DescribeRegions(announced), rails, *rail_ends};
   XFER_RETURN_IF_ERROR(channel->Send(EncodeHello(hello), "hello", deadline));
   auto bytes = channel->Receive(kMaxHandshakeBytes, "reply", deadline);
   if (!bytes.ok()) return bytes.status().WithContext("handshake");
@@ -320,7 +345,7 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
                                      reply->transport, reply->streams));
   }
   XFER_RETURN_IF_ERROR(
-      CheckChosenRails(reply->rails, rail_ends, *transport, options.rails).WithContext("handshake"));
+      CheckChosenRails(reply->rails, *rail_ends, *transport, rails).WithContext("handshake"));
   transport::RemoteMemory remote(reply->regions);
   auto memory = std::make_unique<ConnectionMemory>(ctx.memory, ctx.devices);
   auto sink = ctx.inbox.NewSink(reply->identity.name);
@@ -354,6 +379,10 @@ Result<std::unique_ptr<PeerConnection>> ConnectToPeer(const ConnectContext& ctx,
   if (options.rails > kMaxRails) {
     return InvalidArgument(fmt::format("rails must be 0 (the transport's choice) or 1..{}, got {}",
                                        kMaxRails, options.rails));
+  }
+  if (options.rail_ends.size() > kMaxRails) {
+    return InvalidArgument(fmt::format("at most {} rail ends may be named, not {}", kMaxRails,
+                                       options.rail_ends.size()));
   }
   // Only transports this host can run are offered; a forced one that it
   // cannot run is an error naming why (verbs: no RDMA device, ...).

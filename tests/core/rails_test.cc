@@ -128,6 +128,28 @@ TEST_F(RailsTest, ShmHasOneRailWhateverIsAsked) {
   EXPECT_EQ(info->rails.size(), 1u);
 }
 
+// Rail ends named: one rail per name (the same one twice: two rails over
+// it); a name the transport does not offer is refused, naming what it does.
+TEST_F(RailsTest, NamedRailEndsChooseTheRailsAndAnUnknownOneIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(CreateEngines({.transport = "tcp"}));
+  ConnectOptions options;
+  options.transport = "tcp";
+  options.rail_ends = {"127.0.0.1", "127.0.0.1"};
+  auto peer = initiator_->Connect(target_->listen_address(), options);
+  ASSERT_TRUE(peer.ok()) << peer.status().ToString();
+  auto info = initiator_->GetPeerInfo(*peer);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->rails.size(), 2u);
+  options.rail_ends = {"10.9.9.9"};
+  auto refused = initiator_->Connect(target_->listen_address(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find(
+                "rail end '10.9.9.9' is not one this host offers over tcp (it offers: 127.0.0.1)"),
+            std::string::npos)
+      << refused.status().ToString();
+}
+
 TEST_F(RailsTest, MoreRailsThanAConnectionTakesAreRefused) {
   ASSERT_NO_FATAL_FAILURE(CreateEngines({.transport = "tcp"}));
   ConnectOptions options;

@@ -233,7 +233,7 @@ TEST(CliRailsTest, ATcpRunOverTwoRailsSaysItsSplit) {
   EXPECT_GT(rails[1]["bytes"].get<uint64_t>(), 0u);
   std::remove(json.c_str());
 
-  for (const char* bad : {"0", "17", "two"}) {
+  for (const char* bad : {"0", "17", "a,,b", ","}) {
     ProcessResult refused = RunXfer({"write_bw", "--loopback", "--rails", bad}, 10s);
     EXPECT_EQ(refused.exit_code, 2) << bad;
     EXPECT_NE(refused.err.find("--rails: '"), std::string::npos) << refused.err;

@@ -94,7 +94,8 @@ struct BenchParams {
   double duration_s = 0;        // -D; 0 = iteration mode
   double margin_s = 0;          // -f; default duration/4
   uint32_t qps = 1;             // -q: engine streams
-  uint32_t rails = 0;           // --rails: ConnectOptions::rails (0 = auto)
+  uint32_t rails = 0;           // --rails N: ConnectOptions::rails (0 = auto)
+  std::vector<std::string> rail_ends;  // --rails a,b: ConnectOptions::rail_ends
   uint32_t tx_depth = 128;      // -t: outstanding requests per stream (LAT: 1)
   uint32_t cq_mod = 100;        // -Q: requests per completion batch
   bool cq_mod_given = false;    // -Q was on the command line (the coupling
