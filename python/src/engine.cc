@@ -81,12 +81,14 @@ std::shared_ptr<EngineCore> PythonEngine::Open() const {
 std::string PythonEngine::ListenAddress() const { return Open()->engine().listen_address(); }
 
 PeerId PythonEngine::Connect(const std::string& address, const std::string& transport,
-                             uint32_t streams, uint32_t rails) {
+                             uint32_t streams, uint32_t rails,
+                             const std::vector<std::string>& rail_ends) {
   auto core = Open();
   ConnectOptions options;
   options.transport = transport;
   options.streams = streams;
   options.rails = rails;
+  options.rail_ends = rail_ends;
   auto peer = WithoutGil([&] { return core->engine().Connect(address, options); });
   return ValueOrThrow(std::move(peer));
 }
@@ -537,13 +539,14 @@ void BindEngine(py::module_& module) {
                              "or '' when not listening.")
       .def_property_readonly("closed", &PythonEngine::closed, "True once close() succeeded.")
       .def("connect",
-           Checked<"connect", "address", "transport", "streams", "rails">::Method(&PythonEngine::Connect), py::arg("address"), py::arg("transport") = "",
-           py::arg("streams") = 1, py::arg("rails") = 0,
+           Checked<"connect", "address", "transport", "streams", "rails", "rail_ends">::Method(&PythonEngine::Connect), py::arg("address"), py::arg("transport") = "",
+           py::arg("streams") = 1, py::arg("rails") = 0, py::arg("rail_ends") = std::vector<std::string>{},
            "Connects to the engine listening at `address` ('host:port') and exchanges\n"
            "region tables; returns the peer id (int). `transport` forces one by name\n"
            "('' lets the engine choose: shm on one host, else verbs, else tcp);\n"
            "`streams` (1..64) independent streams; `rails` the paths the connection\n"
-           "is striped over (0: the transport's choice, else 1..16; PeerInfo.rails).\n"
+           "is striped over (0: the transport's choice, else 1..16; PeerInfo.rails),\n"
+           "or `rail_ends` this side's ends by name (tcp: local addresses).\n"
            "Bounded by connect_timeout; GIL released.")
       .def("wait_for_peer", Checked<"wait_for_peer", "timeout">::Method(&PythonEngine::WaitForPeer), py::arg("timeout") = 10.0,
            "Waits up to `timeout` seconds (float) for the next peer to connect; returns\n"

@@ -40,7 +40,7 @@ class PythonEngine {
 
   std::string ListenAddress() const;
   PeerId Connect(const std::string& address, const std::string& transport, uint32_t streams,
-                 uint32_t rails);
+                 uint32_t rails, const std::vector<std::string>& rail_ends);
   PeerId WaitForPeer(double timeout_seconds);
   void Disconnect(PeerId peer);
   PeerInfo GetPeerInfo(PeerId peer) const;

@@ -322,3 +322,8 @@ def test_rails_stripe_a_tcp_connection_and_peer_info_says_what_each_carried():
         assert "RailInfo(local='127.0.0.1'" in repr(rails[0])
         with raises_status(StatusCode.INVALID_ARGUMENT, "rails must be 0"):
             initiator.connect(target.listen_address, transport="tcp", rails=17)
+        named = initiator.connect(target.listen_address, transport="tcp",
+                                  rail_ends=["127.0.0.1", "127.0.0.1", "127.0.0.1"])
+        assert len(initiator.peer_info(named).rails) == 3
+        with raises_status(StatusCode.INVALID_ARGUMENT, "rail end '10.9.9.9' is not one"):
+            initiator.connect(target.listen_address, transport="tcp", rail_ends=["10.9.9.9"])
