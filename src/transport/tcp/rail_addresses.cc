@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -47,6 +48,13 @@ std::vector<RailCandidate> RailEnds(const std::vector<InterfaceAddress>& address
   for (const InterfaceAddress& a : addresses) {
     if (a.address == control_local && a.loopback) control_on_loopback = true;
   }
+  // A control connection on none of these addresses (over IPv6, or through
+  // a NAT) leaves tcp without ends it can vouch for: one rail, its path.
+  const bool control_listed = std::any_of(addresses.begin(), addresses.end(),
+                                          [&](const InterfaceAddress& a) {
+                                            return a.address == control_local;
+                                          });
+  if (!control_listed && !control_on_loopback) return {};
   std::vector<RailCandidate> ends;
   // The control connection's own address first, then the others in order.
   for (const bool first : {true, false}) {

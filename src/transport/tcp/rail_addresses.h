@@ -24,7 +24,9 @@ std::vector<InterfaceAddress> ListInterfaceAddresses();
 
 // The rail ends among `addresses`, the one equal to `control_local` first;
 // loopback ends only when the control connection is on loopback, and then
-// only they (a loopback peer is reached there and nowhere else). Each rate
+// only they (a loopback peer is reached there and nowhere else); none when
+// the control connection is on no listed address (IPv6, a NAT): its own
+// path is then the one rail. Each rate
 // is the interface's link speed (`speed_mbps` of its name; 0 when
 // unknown).
 std::vector<RailCandidate> RailEnds(const std::vector<InterfaceAddress>& addresses,
