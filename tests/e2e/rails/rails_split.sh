@@ -2,7 +2,8 @@
 # tcp rails across network namespaces: two veth pairs, each shaped to
 # 1 Gbit/s, so that each rail's link binds. A write_bw over --rails 2 must
 # put each rail's ends on their own pair (the header lists them) and split
-# the bytes within 40-60 % (equal links). The speeds are printed, not
+# the bytes within 35-65 % (equal links; run alone, as ctest's RUN_SERIAL
+# has it, they split 48-52 %: the margin is for a host busy with more). The speeds are printed, not
 # judged: the goals (1.8x for two rails, 3.4x for four) are bench/rails.sh's,
 # measured on an idle host.
 #   rails_split.sh XFER_BINARY
@@ -28,8 +29,8 @@ grep -q " Rails           : 2 ($rails_net.1.1->$rails_net.1.2, $rails_net.2.1->$
   "$work/two" || fail "the header does not list one rail per veth pair"
 split=$(grep '^ rails:' "$work/two") || fail "no split line"
 first=$(sed -E 's/^ rails: ([0-9]+)%.*/\1/' <<<"$split")
-if ! [[ $first =~ ^[0-9]+$ ]] || ((first < 40 || first > 60)); then
-  fail "rail 0 carried $first % of the bytes, outside 40-60 %: $split"
+if ! [[ $first =~ ^[0-9]+$ ]] || ((first < 35 || first > 65)); then
+  fail "rail 0 carried $first % of the bytes, outside 35-65 %: $split"
 fi
 echo "one rail: $(avg "$work/one") MiB/s, two rails: $(avg "$work/two") MiB/s (1 Gbit/s links)"
 exit "$failures"
