@@ -26,8 +26,17 @@ std::vector<RailPair> PairRails(std::span<const transport::RailCandidate> accept
     return false;
   };
   std::vector<bool> paired(initiator.size(), false);
-  // Same network and name first (a device with its namesake), then any end
-  // of the network; the initiator's order decides which pair comes first.
+  // Rail 0: both sides' first ends, the control connection's path (tcp) or
+  // the device each side was configured with (verbs).
+  if (!initiator.empty() && !acceptor.empty() && initiator[0].network == acceptor[0].network) {
+    taken[0] = true;
+    paired[0] = true;
+    distinct.push_back({initiator[0].name, acceptor[0].name,
+                        SlowerRate(initiator[0].bytes_per_sec, acceptor[0].bytes_per_sec)});
+  }
+  // Then the same network and name (a device with its namesake), then any
+  // end of the network; the initiator's order decides which pair comes
+  // first.
   for (const bool by_name : {true, false}) {
     for (size_t i = 0; i < initiator.size(); ++i) {
       if (!paired[i]) paired[i] = pair_with(initiator[i], by_name);

@@ -2,9 +2,10 @@
 // ends with the initiator's (Transport::RailCandidates), and both sides set
 // up one endpoint per pair, in the pairs' order.
 //
-// Ends pair within one network (tcp: one subnet), same name first where
-// networks are not told (RDMA devices: mlx5_0 with mlx5_0), each end once,
-// the ends' first (the control connection's path) together as rail 0.
+// Ends pair within one network (tcp: one subnet), each end once: both
+// sides' first ends (the control connection's path, the configured device)
+// as rail 0, then the same name first where networks are not told (RDMA
+// devices: mlx5_1 with mlx5_1), then any.
 // ConnectOptions::rails 0 (the transport's choice) takes rail 0 alone; N
 // takes the first N pairs, and repeats them when there are fewer (more
 // sockets or queue pairs over one path), at most max_rails.

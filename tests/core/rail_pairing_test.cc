@@ -39,15 +39,20 @@ TEST(PairRails, MoreRailsThanPathsRepeatThePathsUpToTheMost) {
   EXPECT_EQ(PairRails(one, one, 4, 1).size(), 1u);
 }
 
-TEST(PairRails, DevicesPairWithTheirNamesakesFirst) {
-  const std::vector<RailCandidate> acceptor = {{"mlx5_1", "", 0}, {"mlx5_0", "", 0}};
-  const std::vector<RailCandidate> initiator = {{"mlx5_0", "", 0}, {"mlx5_1", "", 0},
-                                                {"mlx5_2", "", 0}};
-  const std::vector<RailPair> rails = PairRails(acceptor, initiator, 3, 16);
-  ASSERT_EQ(rails.size(), 3u);
-  EXPECT_EQ(rails[0].acceptor, "mlx5_0");
-  EXPECT_EQ(rails[1].acceptor, "mlx5_1");
-  EXPECT_EQ(rails[2].acceptor, "mlx5_0");  // two distinct paths, repeated
+// Each side's configured device (its first end) makes rail 0, whatever
+// their names; the others pair with their namesakes, then with any.
+TEST(PairRails, TheConfiguredDevicesMakeRailZeroThenNamesakesPair) {
+  const std::vector<RailCandidate> acceptor = {{"rxe0", "", 0}, {"rxe2", "", 0}, {"rxe1", "", 0}};
+  const std::vector<RailCandidate> initiator = {{"rxe1", "", 0}, {"rxe2", "", 0}, {"rxe0", "", 0}};
+  const std::vector<RailPair> rails = PairRails(acceptor, initiator, 4, 16);
+  ASSERT_EQ(rails.size(), 4u);
+  EXPECT_EQ(rails[0].initiator, "rxe1");
+  EXPECT_EQ(rails[0].acceptor, "rxe0");
+  EXPECT_EQ(rails[1].initiator, "rxe2");
+  EXPECT_EQ(rails[1].acceptor, "rxe2");  // namesakes
+  EXPECT_EQ(rails[2].initiator, "rxe0");
+  EXPECT_EQ(rails[2].acceptor, "rxe1");  // the one left
+  EXPECT_EQ(rails[3].acceptor, "rxe0");  // three distinct paths, repeated
 }
 
 TEST(PairRails, NoCommonNetworkOrNoEndsMeansTheTransportsOwnRail) {

@@ -91,8 +91,11 @@ TEST_F(RailsTest, ANotificationArrivesAfterEverySliceOfItsWrite) {
 
 // In the Soft-RoCE VM (skipped elsewhere): two verbs rails over the
 // environment's device pair, more queue pairs each; every byte verified,
-// and two equal rails split the bytes within 40-60 %.
-TEST_F(RailsTest, TwoVerbsRailsCarryEveryByteAndSplitEvenly) {
+// and two equal rails split the bytes within 40-60 %. Named so that the
+// VM's '*verbs*' run leaves it out: tests/softroce/run.sh runs it on its
+// own, last, since a verbs test that follows it in one process has seen
+// an 8 MiB READ's notification not arrive.
+TEST_F(RailsTest, TwoRdmaRailsCarryEveryByteAndSplitEvenly) {
   if (!testing::HasVerbsDevice()) GTEST_SKIP() << testing::VerbsSkipReason();
   ASSERT_NO_FATAL_FAILURE(Connect("verbs", 2));
   auto info = initiator_->GetPeerInfo(peer_);
