@@ -152,24 +152,23 @@ StripedEndpoint::Leg* StripedEndpoint::ClaimLeg() {
   return nullptr;
 }
 
-Status StripedEndpoint::PostLeg(Leg& claimed, uint32_t rail, OpCode op,
+Status StripedEndpoint::PostLeg(Leg& leg, uint32_t rail, OpCode op,
                                 std::span<const TransferEntry> entries, uint64_t bytes,
                                 TransferRequest& parent, uint32_t stream) {
-  Leg* leg = &claimed;
-  leg->parent = &parent;
-  leg->rail = rail;
-  leg->stream = stream;
-  leg->bytes = bytes;
+  leg.parent = &parent;
+  leg.rail = rail;
+  leg.stream = stream;
+  leg.bytes = bytes;
   // The parent's part for this leg; a held parent takes it on top.
   const bool held = RequestAccess::InFlight(parent);
   RequestAccess::Start(parent, 1);
   if (rail != 0) OffRailZero(stream).fetch_add(1, std::memory_order_relaxed);
-  RequestAccess::Watch(leg->request, leg);
+  RequestAccess::Watch(leg.request, &leg);
   transport::Endpoint& endpoint = *rails_[rail].endpoint;
-  Status posted = op == OpCode::kWrite ? endpoint.PostWrite(entries, leg->request, stream)
-                                       : endpoint.PostRead(entries, leg->request, stream);
+  Status posted = op == OpCode::kWrite ? endpoint.PostWrite(entries, leg.request, stream)
+                                       : endpoint.PostRead(entries, leg.request, stream);
   if (posted.ok()) return posted;
-  RequestAccess::Unwatch(leg->request);
+  RequestAccess::Unwatch(leg.request);
   if (rail != 0) OffRailZero(stream).fetch_sub(1, std::memory_order_relaxed);
   striper_.Completed(rail, bytes, {}, false);
   // Take the part back: a part of a held request, or the request's only
@@ -179,7 +178,7 @@ Status StripedEndpoint::PostLeg(Leg& claimed, uint32_t rail, OpCode op,
   } else {
     RequestAccess::Abandon(parent);
   }
-  leg->claimed.store(false, std::memory_order_release);
+  leg.claimed.store(false, std::memory_order_release);
   return posted;
 }
 
