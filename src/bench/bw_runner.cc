@@ -48,6 +48,14 @@ class BandwidthLoop {
   // Duration mode posts until the timeline ends, through the cool-down, as
   // perftest keeps its QPs loaded until the alarm's END.
   bool may_post() const { return !duration_mode() || phase_ != Phase::kEnd; }
+  // How many requests a stream may post in one pass. A pass reads the clock
+  // once, so what it reaps is counted at that reading: near a phase edge of
+  // the -D timeline (closer than two full passes) a pass
+  // posts one request per stream, so that completions are counted one by
+  // one, as perftest counts each poll, and not in whole TX-depth batches (a
+  // transport that completes inside Submit, shm, finishes a full pass at
+  // once). Elsewhere passes fill the queue and read the clock once.
+  uint64_t posts_per_pass() const;
   Status PostOne(uint32_t q);
   Status Reap(uint32_t q);
   bool Finished() const;
@@ -72,7 +80,16 @@ class BandwidthLoop {
   using Phase = DurationTimeline::Phase;
   std::optional<DurationTimeline> timeline_;
   Phase phase_ = Phase::kWarmUp;
+  uint64_t last_reading_ns_ = 0;    // the clock at the last pass that read it
+  uint64_t last_full_pass_ns_ = 0;  // between readings, the last pass not narrowed
 };
+
+uint64_t BandwidthLoop::posts_per_pass() const {
+  if (!duration_mode()) return std::numeric_limits<uint64_t>::max();
+  const uint64_t edge = timeline_->NextBoundaryNs(last_reading_ns_);
+  const bool near_edge = last_reading_ns_ + 2 * last_full_pass_ns_ >= edge;
+  return near_edge ? 1 : std::numeric_limits<uint64_t>::max();
+}
 
 Status BandwidthLoop::PostOne(uint32_t q) {
   StreamState& s = streams_[q];
@@ -135,16 +152,21 @@ Result<BwResult> BandwidthLoop::Run() {
   const uint64_t start_ns = NowNs();
   if (config_.duration) timeline_.emplace(*config_.duration, start_ns);
   if (!duration_mode()) posted_ns_[0] = start_ns;
+  last_reading_ns_ = start_ns;
   uint64_t last_progress = start_ns;
   uint64_t spins = 0;
   const auto timeout_ns = static_cast<uint64_t>(config_.timeout.count()) * 1'000'000;
   while (!Finished()) {
     const uint64_t posted_before = total_posted_;
     const uint64_t reaped_before = total_reaped_;
+    const uint64_t pass_posts = posts_per_pass();
     for (uint32_t q = 0; q < config_.streams; ++q) {
       StreamState& s = streams_[q];
-      while (may_post() && !s.ring.full() && (duration_mode() || s.posted < config_.iterations) &&
-             s.posted + config_.post_list <= config_.tx_depth + s.reaped) {
+      for (uint64_t n = 0;
+           n < pass_posts && may_post() && !s.ring.full() &&
+           (duration_mode() || s.posted < config_.iterations) &&
+           s.posted + config_.post_list <= config_.tx_depth + s.reaped;
+           ++n) {
         if (Status st = PostOne(q); !st.ok()) return Cancel(), st;
       }
       if (Status st = Reap(q); !st.ok()) return Cancel(), st;
@@ -154,7 +176,13 @@ Result<BwResult> BandwidthLoop::Run() {
       const uint64_t now = NowNs();
       if (progress) last_progress = now;
       // What was reaped in this pass counts as finishing at this reading.
-      if (duration_mode()) phase_ = timeline_->Record(now, total_reaped_ - reaped_before);
+      if (duration_mode()) {
+        phase_ = timeline_->Record(now, total_reaped_ - reaped_before);
+        if (pass_posts > 1) {
+          last_full_pass_ns_ = now - last_reading_ns_;
+        }
+        last_reading_ns_ = now;
+      }
       if (Status interrupted = CheckInterruptedAt(*config_.stop, config_.size);
           !interrupted.ok()) {
         Cancel();

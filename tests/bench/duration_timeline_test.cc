@@ -32,6 +32,15 @@ TEST(DurationTimeline, PhaseEdgesSitAtMarginAndDurationMinusMargin) {
   EXPECT_EQ(t.At(kStart + 60 * kSecond), Phase::kEnd);
 }
 
+TEST(DurationTimeline, NextBoundaryIsTheStartOfTheFollowingPhase) {
+  const DurationTimeline t(kTenWithMargin2, kStart);
+  EXPECT_EQ(t.NextBoundaryNs(kStart), kStart + 2 * kSecond);
+  EXPECT_EQ(t.NextBoundaryNs(kStart + 2 * kSecond - 1), kStart + 2 * kSecond);
+  EXPECT_EQ(t.NextBoundaryNs(kStart + 2 * kSecond), kStart + 8 * kSecond);
+  EXPECT_EQ(t.NextBoundaryNs(kStart + 8 * kSecond), kStart + 10 * kSecond);
+  EXPECT_EQ(t.NextBoundaryNs(kStart + 60 * kSecond), kStart + 10 * kSecond);
+}
+
 TEST(DurationTimeline, CountsOnlyEventsInsideTheSamplePhase) {
   DurationTimeline t(kTenWithMargin2, kStart);
   EXPECT_EQ(t.Record(kStart + 1 * kSecond, 100), Phase::kWarmUp);

@@ -194,6 +194,29 @@ INSTANTIATE_TEST_SUITE_P(
       return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
     });
 
+// Issue 43, item 29: -D counts completions one by one, as perftest counts
+// each poll. shm completes a request inside Submit, so a pass that fills
+// the TX depth finishes all of it at once; counted per pass, every run's
+// iterations were a multiple of -t. Two runs that both land on a multiple
+// of 64 by chance: 1 in 4096.
+TEST(CliDurationCountTest, ShmDurationRunCountsEachCompletionNotWholeTxDepths) {
+  std::vector<uint64_t> counts;
+  for (int run_index = 0; run_index < 2; ++run_index) {
+    ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "shm", "-D", "3", "-f",
+                                 "1", "-t", "64", "--timeout", "10"}, 60s);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto rows = Rows(run.out);
+    ASSERT_EQ(rows.size(), 1u) << run.out;
+    std::istringstream fields(rows[0]);
+    uint64_t bytes = 0;
+    uint64_t iterations = 0;
+    ASSERT_TRUE(fields >> bytes >> iterations) << rows[0];
+    counts.push_back(iterations);
+  }
+  EXPECT_TRUE(counts[0] % 64 != 0 || counts[1] % 64 != 0)
+      << counts[0] << " and " << counts[1] << " iterations, both whole TX depths of 64";
+}
+
 TEST(CliUsageTest, BadFlagsExitTwoNamingTheFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"write_bw", "-a", "-D", "5"}, "-D"},

@@ -27,4 +27,10 @@ DurationTimeline::Phase DurationTimeline::Record(uint64_t now_ns, uint64_t event
   return phase;
 }
 
+uint64_t DurationTimeline::NextBoundaryNs(uint64_t now_ns) const {
+  if (now_ns < sample_begin_ns_) return sample_begin_ns_;
+  if (now_ns < sample_end_ns_) return sample_end_ns_;
+  return end_ns_;
+}
+
 }  // namespace xfer::bench

@@ -46,6 +46,12 @@ class DurationTimeline {
   // Returns At(now_ns), so a loop can advance its phase with the same call.
   Phase Record(uint64_t now_ns, uint64_t events = 1);
 
+  // The time the phase after At(now_ns) begins: the sample's start, its
+  // end, or the run's end (kEnd's own "next" boundary is the run's end).
+  // A loop that batches its readings narrows them near this instant, so
+  // that events are attributed to the phase they finished in.
+  uint64_t NextBoundaryNs(uint64_t now_ns) const;
+
   // Events recorded inside the sample phase (perftest's duration `iters`).
   uint64_t sample_count() const { return sample_count_; }
   // The window the results are computed over: the scheduled sample length
