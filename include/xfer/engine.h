@@ -131,8 +131,12 @@ struct ConnectOptions {
   uint32_t streams = 1;
   // The rails the connection is striped over (docs/rails.md): paths
   // between the two engines, each its own endpoint of the transport -- over
-  // tcp a pair of addresses in one subnet, the control connection's first.
-  // 0: the transport's choice (one rail today). N (1..16): N rails; with
+  // tcp a pair of addresses in one subnet, the control connection's first;
+  // over verbs a pair of RDMA devices, the configured ones first.
+  // 0 (`auto`): the first path, and one per device nearest the NUMA node
+  // of the connecting thread by topology (verbs; a software device or a
+  // host whose sysfs places nothing: the first alone; tcp: the first
+  // alone). N (1..16): N rails; with
   // fewer distinct paths than N, paths carry several (more sockets over one
   // path). Large requests are cut into slices dealt over the rails by each
   // one's measured bandwidth and bytes in flight; small ones go whole.

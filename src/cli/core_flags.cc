@@ -311,8 +311,9 @@ constexpr FlagSpec kCoreFlags[] = {
     {'\0', "rails", "<auto|N|ends>", S::kAll, G::kXfer,
      "Stripe the connection over N rails, 1..16: paths between the engines (tcp: address "
      "pairs in one subnet; more rails than paths repeat them), or over this side's rail ends "
-     "named, comma-separated (tcp: local addresses); auto: the transport's choice, one rail "
-     "today (default); implies --wire xfer",
+     "named, comma-separated (tcp: local addresses, verbs: devices); auto (default): the "
+     "first path and, over verbs, every device nearest this thread's NUMA node by topology; "
+     "implies --wire xfer",
      nullptr, ApplyRails},
     {'\0', "prepared", "", S::kOneSided, G::kXfer,
      "Post through prepared transfer lists, checked once and submitted by index (the path of "

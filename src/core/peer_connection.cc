@@ -116,11 +116,13 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
 }
 
 // The rail ends this side offers the acceptor, per transport that has any:
-// those `named` (ConnectOptions::rail_ends) in that order, or all.
+// those `named` (ConnectOptions::rail_ends) in that order; else, for
+// `requested` rails, all; under `auto` (0), AutoRailEnds.
 Result<std::vector<TransportRailEnds>> OfferedRailEnds(const TransportList& transports,
                                                        const std::vector<std::string>& offered,
                                                        const std::string& control_local,
-                                                       const std::vector<std::string>& named) {
+                                                       const std::vector<std::string>& named,
+                                                       uint32_t requested) {
   std::vector<TransportRailEnds> all;
   std::vector<bool> found(named.size(), false);
   std::vector<std::string> there;  // every end offered, for the error
@@ -138,6 +140,8 @@ Result<std::vector<TransportRailEnds>> OfferedRailEnds(const TransportList& tran
         }
       }
       ends = std::move(chosen);
+    } else if (requested == 0) {
+      ends = AutoRailEnds(ends);
     }
     if (ends.size() > kMaxRailEnds) ends.resize(kMaxRailEnds);
     if (!ends.empty()) all.push_back({std::string(t->name()), std::move(ends)});
@@ -155,15 +159,19 @@ Result<std::vector<TransportRailEnds>> OfferedRailEnds(const TransportList& tran
 Status CheckChosenRails(const std::vector<RailPair>& chosen,
                         const std::vector<TransportRailEnds>& offered,
                         const transport::Transport& transport, uint32_t requested) {
-  const uint32_t most = std::min(requested == 0 ? 1u : requested,
-                                 std::max(transport.capabilities().max_rails, 1u));
+  const auto ends = std::find_if(offered.begin(), offered.end(), [&](const TransportRailEnds& e) {
+    return e.transport == transport.name();
+  });
+  // `auto` asks for a rail per end offered.
+  const uint32_t asked =
+      requested != 0 ? requested
+                     : std::max<uint32_t>(
+                           ends == offered.end() ? 1 : static_cast<uint32_t>(ends->ends.size()), 1);
+  const uint32_t most = std::min(asked, std::max(transport.capabilities().max_rails, 1u));
   if (chosen.size() > most) {
     return ProtocolError(fmt::format("peer chose {} rails; at most {} were asked for",
                                      chosen.size(), most));
   }
-  const auto ends = std::find_if(offered.begin(), offered.end(), [&](const TransportRailEnds& e) {
-    return e.transport == transport.name();
-  });
   for (const RailPair& pair : chosen) {
     const bool known =
         ends != offered.end() &&
@@ -318,8 +326,8 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
   if (!channel.ok()) return channel.status().WithContext("handshake");
 
   auto announced = ctx.memory.Snapshot();
-  auto rail_ends =
-      OfferedRailEnds(ctx.transports, offered, control->LocalHost(), options.rail_ends);
+  auto rail_ends = OfferedRailEnds(ctx.transports, offered, control->LocalHost(),
+                                   options.rail_ends, options.rails);
   if (!rail_ends.ok()) return rail_ends.status();
   const uint32_t rails = options.rails != 0 ? options.rails
                                             : static_cast<uint32_t>(options.rail_ends.size());

@@ -9,6 +9,15 @@ double SlowerRate(double a, double b) { return a > 0 && b > 0 ? std::min(a, b) :
 
 }  // namespace
 
+std::vector<transport::RailCandidate> AutoRailEnds(
+    std::span<const transport::RailCandidate> ends) {
+  std::vector<transport::RailCandidate> chosen;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    if (i == 0 || ends[i].nearest) chosen.push_back(ends[i]);
+  }
+  return chosen;
+}
+
 std::vector<RailPair> PairRails(std::span<const transport::RailCandidate> acceptor,
                                 std::span<const transport::RailCandidate> initiator,
                                 uint32_t requested, uint32_t max_rails) {
@@ -43,17 +52,12 @@ std::vector<RailPair> PairRails(std::span<const transport::RailCandidate> accept
     }
   }
   if (distinct.empty()) return {};
-  // The pairs in the initiator's order, so that both control ends' pair,
-  // when there is one, is rail 0.
-  std::stable_sort(distinct.begin(), distinct.end(), [&](const RailPair& a, const RailPair& b) {
-    const auto index = [&](const std::string& name) {
-      return std::find_if(initiator.begin(), initiator.end(),
-                          [&](const transport::RailCandidate& c) { return c.name == name; }) -
-             initiator.begin();
-    };
-    return index(a.initiator) < index(b.initiator);
-  });
-  const uint32_t wanted = std::min(requested == 0 ? 1u : requested, std::max(max_rails, 1u));
+  // In the order found: rail 0, then namesakes, then the rest, each in the
+  // initiator's order, so that a device's own namesake comes before a pair
+  // that reuses rail 0's devices crosswise (one host's two test devices).
+  const auto most = std::max(max_rails, 1u);
+  const uint32_t wanted =
+      std::min(requested == 0 ? static_cast<uint32_t>(distinct.size()) : requested, most);
   std::vector<RailPair> rails;
   for (uint32_t i = 0; i < wanted; ++i) rails.push_back(distinct[i % distinct.size()]);
   return rails;

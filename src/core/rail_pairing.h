@@ -5,10 +5,12 @@
 // Ends pair within one network (tcp: one subnet), each end once: both
 // sides' first ends (the control connection's path, the configured device)
 // as rail 0, then the same name first where networks are not told (RDMA
-// devices: mlx5_1 with mlx5_1), then any.
-// ConnectOptions::rails 0 (the transport's choice) takes rail 0 alone; N
-// takes the first N pairs, and repeats them when there are fewer (more
-// sockets or queue pairs over one path), at most max_rails.
+// devices: mlx5_1 with mlx5_1), then any, in that order.
+// ConnectOptions::rails 0 (`auto`) takes every pair of what the initiator
+// offered (under `auto` it offers AutoRailEnds: its first end and those
+// nearest its memory); N takes the first N pairs, and repeats them when
+// there are fewer (more sockets or queue pairs over one path); either at
+// most max_rails.
 #ifndef XFER_CORE_RAIL_PAIRING_H_
 #define XFER_CORE_RAIL_PAIRING_H_
 
@@ -26,6 +28,10 @@ struct RailPair {
   std::string acceptor;      // the acceptor's
   double bytes_per_sec = 0;  // the slower end's rate; 0 when either is unknown
 };
+
+// The ends `auto` offers: the first (the control path, the configured
+// device), then the others marked nearest, in order.
+std::vector<transport::RailCandidate> AutoRailEnds(std::span<const transport::RailCandidate> ends);
 
 // Empty when either side offers no ends: one rail, the transport's own.
 std::vector<RailPair> PairRails(std::span<const transport::RailCandidate> acceptor,

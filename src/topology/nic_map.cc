@@ -243,4 +243,17 @@ std::vector<ServingNic> NicsForNode(const NicMap& map, int64_t node) {
   return Nearest(map, [&](const RdmaNic& nic) { return TierToNode(nic, node); });
 }
 
+std::vector<std::string> RailNicsForNode(const NicMap& map, int64_t node) {
+  std::vector<std::string> names;
+  for (const ServingNic& serving : NicsForNode(map, node)) {
+    if (serving.tier == Tier::kUnknown) {
+      const auto nic = std::find_if(map.nics.begin(), map.nics.end(),
+                                    [&](const RdmaNic& n) { return n.name == serving.nic; });
+      if (nic == map.nics.end() || nic->pci_path.empty()) continue;
+    }
+    names.push_back(serving.nic);
+  }
+  return names;
+}
+
 }  // namespace xfer::topology

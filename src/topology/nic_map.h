@@ -83,6 +83,13 @@ std::vector<ServingNic> NicsForGpu(const NicMap& map, std::string_view address);
 // the active devices at the nearest tier, in name order.
 std::vector<ServingNic> NicsForNode(const NicMap& map, int64_t node);
 
+// The devices a connection's `auto` rails take for host memory on NUMA
+// node `node`: NicsForNode's, where their tier is known; where it is not
+// (a host that shows no nodes), only those with a PCI function, which sit
+// on the one node there is. Software RDMA (no PCI function, no node) is
+// never near by topology: there `auto` keeps its one configured device.
+std::vector<std::string> RailNicsForNode(const NicMap& map, int64_t node);
+
 }  // namespace xfer::topology
 
 #endif  // XFER_TOPOLOGY_NIC_MAP_H_

@@ -126,6 +126,10 @@ struct RailCandidate {
   // any (verbs devices on one fabric).
   std::string network;
   double bytes_per_sec = 0;  // the link's rate; 0 when unknown
+  // Among the ends nearest the memory this side moves (the connecting
+  // thread's NUMA node), by topology: what ConnectOptions::rails 0 (`auto`)
+  // takes besides the first end. Not sent to the peer.
+  bool nearest = false;
 };
 
 // The hot path's rules, for every transport's post and completion paths

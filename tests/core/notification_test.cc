@@ -68,6 +68,27 @@ class NotificationTest : public ::testing::TestWithParam<NotifyCase>,
   MemoryRegion remote_;
 };
 
+// A request a failed assertion leaves in flight would outlive its storage:
+// on the way out, the connection is closed, which ends it, and it is
+// waited for. (Soft-RoCE has been seen to stall an 8 MiB READ for good.)
+class SettledOnExit {
+ public:
+  SettledOnExit(Engine& engine, PeerId peer, TransferRequest& request)
+      : engine_(engine), peer_(peer), request_(request) {}
+  ~SettledOnExit() {
+    if (request_.done()) return;
+    (void)engine_.Disconnect(peer_);
+    (void)request_.Wait(10s);
+  }
+  SettledOnExit(const SettledOnExit&) = delete;
+  SettledOnExit& operator=(const SettledOnExit&) = delete;
+
+ private:
+  Engine& engine_;
+  const PeerId peer_;
+  TransferRequest& request_;
+};
+
 TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersName) {
   // Larger than a staging chunk, so that a staged request has several.
   const size_t size = (size_t{5} << 20) + 17;
@@ -78,6 +99,7 @@ TEST_P(NotificationTest, AWritesNotificationArrivesAfterItsBytesWithTheSendersNa
   options.stream = 1;
   options.notification = "kv block 7 ready";
   TransferRequest request;
+  SettledOnExit settled(*initiator_, peer_, request);
   ASSERT_TRUE(initiator_->Submit(peer_, OpCode::kWrite, std::span(&entry, 1), request, options)
                   .ok());
   auto got = target_->GetNotifications(10s);
@@ -101,6 +123,7 @@ TEST_P(NotificationTest, AReadsNotificationArrivesOnceItsBytesWereRead) {
   SubmitOptions options;
   options.notification = "read done";
   TransferRequest request;
+  SettledOnExit settled(*initiator_, peer_, request);
   ASSERT_TRUE(
       initiator_->Submit(peer_, OpCode::kRead, std::span(&entry, 1), request, options).ok());
   auto got = target_->GetNotifications(10s);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 namespace xfer::core {
@@ -24,10 +25,53 @@ TEST(PairRails, AddressesPairWithinTheirSubnetTheControlPathFirst) {
   EXPECT_EQ(two[1].initiator, "10.0.2.1");
   EXPECT_EQ(two[1].acceptor, "10.0.2.2");
   EXPECT_EQ(two[1].bytes_per_sec, 125e6);  // the slower end's
-  // The transport's choice: rail 0 alone.
+  // `auto`: a rail per end the initiator offered, none repeated.
   const std::vector<RailPair> automatic = PairRails(acceptor, initiator, 0, 16);
-  ASSERT_EQ(automatic.size(), 1u);
+  ASSERT_EQ(automatic.size(), 2u);
   EXPECT_EQ(automatic[0].initiator, "10.0.1.1");
+  EXPECT_EQ(PairRails(acceptor, std::span(initiator).first(1), 0, 16).size(), 1u);
+}
+
+// What `auto` offers: the first end (the control path, the configured
+// device) whatever its place, then the ends nearest the memory, in order.
+TEST(AutoRailEnds, TheFirstEndAndThoseNearestTheMemory) {
+  const std::vector<RailCandidate> ends = {{"mlx5_0", "InfiniBand", 0, false},
+                                           {"mlx5_4", "InfiniBand", 0, true},
+                                           {"mlx5_1", "InfiniBand", 0, false},
+                                           {"mlx5_5", "InfiniBand", 0, true}};
+  const std::vector<RailCandidate> chosen = AutoRailEnds(ends);
+  ASSERT_EQ(chosen.size(), 3u);
+  EXPECT_EQ(chosen[0].name, "mlx5_0");
+  EXPECT_EQ(chosen[1].name, "mlx5_4");
+  EXPECT_EQ(chosen[2].name, "mlx5_5");
+  // Nothing marked nearest (software RDMA, tcp): the first end alone.
+  const std::vector<RailCandidate> unplaced = {{"rxe0", "Ethernet", 0, false},
+                                               {"rxe1", "Ethernet", 0, false}};
+  ASSERT_EQ(AutoRailEnds(unplaced).size(), 1u);
+  EXPECT_TRUE(AutoRailEnds(std::span<const RailCandidate>()).empty());
+}
+
+// One host's RDMA devices, as in the Soft-RoCE VM: each side configured
+// with another device of the same four. Rail 0 joins the configured ones;
+// rail 1 is a device with its namesake, not rail 0's devices crosswise.
+TEST(PairRails, DevicesPairWithTheirNamesakeBeforeRail0sDevicesCrosswise) {
+  const std::vector<RailCandidate> acceptor = {{"rxe0", "Ethernet", 0},
+                                               {"rxe1", "Ethernet", 0},
+                                               {"rxe2", "Ethernet", 0},
+                                               {"rxe3", "Ethernet", 0}};
+  const std::vector<RailCandidate> initiator = {{"rxe1", "Ethernet", 0},
+                                                {"rxe0", "Ethernet", 0},
+                                                {"rxe2", "Ethernet", 0},
+                                                {"rxe3", "Ethernet", 0}};
+  const std::vector<RailPair> rails = PairRails(acceptor, initiator, 4, 16);
+  ASSERT_EQ(rails.size(), 4u);
+  EXPECT_EQ(rails[0].initiator + ">" + rails[0].acceptor, "rxe1>rxe0");
+  EXPECT_EQ(rails[1].initiator + ">" + rails[1].acceptor, "rxe2>rxe2");
+  EXPECT_EQ(rails[2].initiator + ">" + rails[2].acceptor, "rxe3>rxe3");
+  EXPECT_EQ(rails[3].initiator + ">" + rails[3].acceptor, "rxe0>rxe1");
+  // An InfiniBand HCA is another network: it pairs with none of them.
+  const std::vector<RailCandidate> ib = {{"mlx5_0", "InfiniBand", 0}};
+  EXPECT_TRUE(PairRails(acceptor, ib, 2, 16).empty());
 }
 
 TEST(PairRails, MoreRailsThanPathsRepeatThePathsUpToTheMost) {

@@ -68,6 +68,14 @@ TEST_F(EightGpuServerTest, HostMemoryTakesEveryNicOfItsNode) {
   EXPECT_EQ(TierToNode(map_.nics[0], 1), Tier::kAcrossNodes);
 }
 
+// `auto` rails for host memory take the NICs of its node, none across.
+TEST_F(EightGpuServerTest, AutoRailsForHostMemoryTakeTheNicsOfItsNode) {
+  EXPECT_EQ(RailNicsForNode(map_, 1),
+            (std::vector<std::string>{"mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"}));
+  EXPECT_EQ(RailNicsForNode(map_, 0),
+            (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}));
+}
+
 TEST_F(EightGpuServerTest, AnUnknownGpuIsServedByNothing) {
   EXPECT_TRUE(NicsForGpu(map_, "0000:ff:00.0").empty());
 }
@@ -150,6 +158,20 @@ TEST(NicMap, SoftwareRdmaWithoutAPlaceServesAtTheUnknownTier) {
   const std::vector<ServingNic> serving = NicsForNode(map, -1);
   EXPECT_EQ(Names(serving), (std::vector<std::string>{"rxe0", "rxe1"}));
   EXPECT_EQ(serving[0].tier, Tier::kUnknown);
+  // Nothing tells them near: `auto` rails keep the configured device alone.
+  EXPECT_TRUE(RailNicsForNode(map, -1).empty());
+  EXPECT_TRUE(RailNicsForNode(map, 0).empty());
+}
+
+// `auto` on a one-node host takes its fast NICs (not the slow or the
+// dead); where the memory's node is unknown, hardware NICs still serve (a
+// PCI function sits on the one node there is), software RDMA does not.
+TEST(NicMap, AutoRailsOnAOneNodeHostTakeItsFastHardwareNics) {
+  ScratchSysfs tree;
+  xfer::testing::WriteBondedAndSlowNicHost(tree);
+  const NicMap map = ReadNicMap(SysfsReader(tree.root()));
+  EXPECT_EQ(RailNicsForNode(map, 0), (std::vector<std::string>{"mlx5_bond_0"}));
+  EXPECT_EQ(RailNicsForNode(map, -1), (std::vector<std::string>{"mlx5_bond_0"}));
 }
 
 }  // namespace

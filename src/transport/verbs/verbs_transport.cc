@@ -1,10 +1,19 @@
 #include "transport/verbs/verbs_transport.h"
 
-#include <utility>
+#include <sched.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topology/nic_map.h"
+#include "topology/sysfs_reader.h"
 #include "transport/verbs/endpoint_resources.h"
 #include "transport/verbs/setup_exchange.h"
 #include "transport/verbs/verbs_endpoint.h"
+#include "verbs/device_catalog.h"
 #include "verbs/device_context.h"
 
 namespace xfer::transport {
@@ -41,18 +50,63 @@ Status VerbsTransport::Usable() const {
   return device.ok() ? Status::Ok() : device.status();
 }
 
+namespace {
+
+// A rail end's network: ends pair only on one link layer.
+std::string LinkLayerNetwork(::xfer::verbs::LinkLayer layer) {
+  return layer == ::xfer::verbs::LinkLayer::kEthernet ? "Ethernet" : "InfiniBand";
+}
+
+// The port's signalling rate in bytes/s (an upper bound: before line coding
+// and headers); the striper's measured estimates take over from it.
+double SignallingBytesPerSec(const ::xfer::verbs::PortInfo& port) {
+  return port.LinkGbps() * 1e9 / 8;
+}
+
+// The NUMA node the calling thread runs on; -1 when the kernel says none.
+int64_t CurrentNumaNode() {
+  unsigned cpu = 0;
+  unsigned node = 0;
+  if (getcpu(&cpu, &node) != 0) return -1;
+  return node;
+}
+
+}  // namespace
+
 std::vector<RailCandidate> VerbsTransport::RailCandidates(const std::string& control_local) const {
   (void)control_local;
   auto device = ::xfer::verbs::DeviceContext::Open(options_.device.device, options_.device.port);
   if (!device.ok()) return {};
-  return {{device->name(), "", 0}};
+  const std::string network = LinkLayerNetwork(device->port().link_layer);
+  std::vector<RailCandidate> ends = {
+      {device->name(), network, SignallingBytesPerSec(device->port())}};
+  auto devices = ::xfer::verbs::ListDevices();
+  if (!devices.ok()) return ends;
+  for (const ::xfer::verbs::DeviceInfo& other : *devices) {
+    const ::xfer::verbs::PortInfo* port = other.FindPort(options_.device.port);
+    if (other.name == device->name() || port == nullptr || port->state != IBV_PORT_ACTIVE ||
+        LinkLayerNetwork(port->link_layer) != network) {
+      continue;
+    }
+    ends.push_back({other.name, network, SignallingBytesPerSec(*port)});
+  }
+  const std::vector<std::string> near = ::xfer::topology::RailNicsForNode(
+      ::xfer::topology::ReadNicMap(::xfer::topology::SysfsReader("/")), CurrentNumaNode());
+  for (RailCandidate& end : ends) {
+    end.nearest = std::find(near.begin(), near.end(), end.name) != near.end();
+  }
+  return ends;
 }
 
 Result<std::unique_ptr<Endpoint>> VerbsTransport::CreateEndpoint(EndpointSetup& setup) {
   if (setup.control == nullptr || !setup.control->valid() || setup.local == nullptr) {
     return InvalidArgument("verbs setup needs a control socket and the local memory table");
   }
-  auto resources = CreateEndpointResources(options_, setup);
+  // A rail opens the device the pairing gave it; without rails, the
+  // configured one.
+  VerbsTransportOptions options = options_;
+  if (!setup.local_rail.empty()) options.device.device = setup.local_rail;
+  auto resources = CreateEndpointResources(options, setup);
   if (!resources.ok()) return ReportSetupFailure(setup, resources.status());
   auto peer = RunSetupExchange(**resources, setup, options_.mtu_bytes.has_value());
   if (!peer.ok()) return peer.status();

@@ -32,9 +32,13 @@ class VerbsTransport final : public Transport {
   // is not ACTIVE), kNotFound (no such device or port), kInternal.
   Status Usable() const override;
 
-  // One end: the configured device (rails over verbs repeat it, as more
-  // queue pairs, until rails choose among several devices); none when it
-  // cannot be opened.
+  // The configured device first, then every other device whose port of
+  // the configured number is ACTIVE on the same link layer (an InfiniBand
+  // HCA never pairs with a RoCE NIC: the link layer is the ends' network),
+  // in libibverbs' order; each with its port's signalling rate, and marked
+  // nearest where topology::RailNicsForNode names it for the NUMA node the
+  // calling thread runs on. None when the configured device cannot be
+  // opened.
   std::vector<RailCandidate> RailCandidates(const std::string& control_local) const override;
 
   // Creates the endpoint's resources and runs the setup exchange with the
