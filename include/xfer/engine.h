@@ -155,6 +155,10 @@ struct RailInfo {
   uint64_t bytes = 0;        // moved to completion, in slices
   uint64_t slices = 0;       // completed
   double bytes_per_sec = 0;  // the estimate slices are dealt by
+  // Whether it takes slices; a rail that failed is down for the
+  // connection's life, and `failure` says what took it down.
+  bool up = true;
+  std::string failure{};
 };
 
 struct PeerInfo {
@@ -550,6 +554,13 @@ class XFER_API Engine {
   // kOutOfRange (data not registered), kNotSupported (CUDA device memory:
   // no transport sends or receives it yet), kResourceExhausted (queues
   // full: retry), kConnectionLost.
+  //
+  // Over several rails (ConnectOptions::rails), messages go on rail 0 only,
+  // so that they fill receives in order, and are not sent again elsewhere:
+  // a message in flight on a failed rail fails its request with
+  // kConnectionLost (the receiver may or may not have it), and with rail 0
+  // down, sends and receives fail at once; one-sided requests and
+  // notifications carry on over the rails left (docs/rails.md, failover).
   virtual Status PostSend(PeerId peer, const void* data, size_t length,
                           TransferRequest& request, uint32_t stream = 0) = 0;
 

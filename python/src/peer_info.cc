@@ -71,9 +71,13 @@ void BindPeerInfo(py::module_& module) {
       .def_readonly("slices", &RailInfo::slices, "Slices completed (int).")
       .def_readonly("bytes_per_sec", &RailInfo::bytes_per_sec,
                     "The bandwidth estimate slices are dealt by (float, B/s).")
+      .def_readonly("up", &RailInfo::up,
+                    "Whether it takes slices; a failed rail stays down (bool).")
+      .def_readonly("failure", &RailInfo::failure,
+                    "What took it down; empty while up (str).")
       .def("__repr__", [](const RailInfo& r) {
-        return fmt::format("xfer.RailInfo(local='{}', remote='{}', bytes={}, slices={})", r.local,
-                           r.remote, r.bytes, r.slices);
+        return fmt::format("xfer.RailInfo(local='{}', remote='{}', bytes={}, slices={}, up={})",
+                           r.local, r.remote, r.bytes, r.slices, r.up ? "True" : "False");
       });
 
   py::class_<PeerInfo>(module, "PeerInfo", "What the engine knows of a connected peer.")

@@ -91,7 +91,7 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
                                   announced, memory, notifications, deadline, "", "");
     if (!endpoint.ok()) return endpoint.status();
     out.endpoint = std::move(endpoint.value());
-    out.rails.push_back({control.LocalHost(), control.PeerHost(), 0, 0, 0});
+    out.rails.push_back({control.LocalHost(), control.PeerHost(), 0, 0, 0, true, {}});
     return out;
   }
   std::vector<StripedEndpoint::Rail> rails;
@@ -102,14 +102,14 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
                                   announced, memory, notifications, deadline, local, far);
     if (!endpoint.ok()) return endpoint.status();
     rails.push_back({std::move(endpoint.value()), pair.bytes_per_sec});
-    out.rails.push_back({local, far, 0, 0, 0});
+    out.rails.push_back({local, far, 0, 0, 0, true, {}});
   }
   if (rails.size() == 1) {
     out.endpoint = std::move(rails[0].endpoint);
     return out;
   }
   auto striped = std::make_unique<StripedEndpoint>(std::move(rails), streams,
-                                                   RailStriper::Options{});
+                                                   StripedEndpoint::Options{});
   out.striped = striped.get();
   out.endpoint = std::move(striped);
   return out;
@@ -254,6 +254,8 @@ PeerInfo PeerConnection::InfoNow() const {
     info.rails[i].bytes = stats.bytes;
     info.rails[i].slices = stats.slices;
     info.rails[i].bytes_per_sec = stats.bytes_per_sec;
+    info.rails[i].up = stats.up;
+    if (!stats.up) info.rails[i].failure = striped_->Failure(i);
   }
   return info;
 }

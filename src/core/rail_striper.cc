@@ -31,16 +31,17 @@ RailStriper::RailStriper(std::span<const double> nominal_bytes_per_sec, Options 
   }
 }
 
-uint32_t RailStriper::Best(uint64_t bytes, std::span<const uint64_t> planned) const {
-  uint32_t best = 0;
+int RailStriper::Best(uint64_t bytes, std::span<const uint64_t> planned, int except) const {
+  int best = -1;
   double best_score = 0;
   for (uint32_t i = 0; i < rails_.size(); ++i) {
     const Rail& rail = rails_[i];
+    if (static_cast<int>(i) == except || !rail.up.load(std::memory_order_relaxed)) continue;
     const auto load = static_cast<double>(rail.in_flight.load(std::memory_order_relaxed) +
                                           planned[i] + bytes);
     const double score = load / rail.bytes_per_sec.load(std::memory_order_relaxed);
-    if (i == 0 || score < best_score) {
-      best = i;
+    if (best < 0 || score < best_score) {
+      best = static_cast<int>(i);
       best_score = score;
     }
   }
@@ -50,14 +51,44 @@ uint32_t RailStriper::Best(uint64_t bytes, std::span<const uint64_t> planned) co
 uint32_t RailStriper::FirstLightlyLoaded() const {
   uint64_t least = UINT64_MAX;
   for (const Rail& rail : rails_) {
+    if (!rail.up.load(std::memory_order_relaxed)) continue;
     least = std::min(least, rail.in_flight.load(std::memory_order_relaxed));
   }
   for (uint32_t i = 0; i < rails_.size(); ++i) {
+    if (!rails_[i].up.load(std::memory_order_relaxed)) continue;
     if (rails_[i].in_flight.load(std::memory_order_relaxed) <= least + options_.slice_unit) {
       return i;
     }
   }
   return 0;
+}
+
+uint32_t RailStriper::NthUp(uint64_t n) const {
+  uint32_t up = 0;
+  for (const Rail& rail : rails_) up += rail.up.load(std::memory_order_relaxed) ? 1u : 0u;
+  if (up == 0) return 0;
+  uint64_t k = n % up;
+  for (uint32_t i = 0; i < rails_.size(); ++i) {
+    if (!rails_[i].up.load(std::memory_order_relaxed)) continue;
+    if (k-- == 0) return i;
+  }
+  return 0;
+}
+
+void RailStriper::SetUp(uint32_t rail, bool up) {
+  rails_[rail].up.store(up, std::memory_order_release);
+}
+
+bool RailStriper::AnyUp() const {
+  return std::any_of(rails_.begin(), rails_.end(),
+                     [](const Rail& rail) { return rail.up.load(std::memory_order_acquire); });
+}
+
+int RailStriper::Redeal(uint64_t bytes, uint32_t except) {
+  const std::array<uint64_t, kMaxRails> none{};
+  const int rail = Best(bytes, none, static_cast<int>(except));
+  if (rail >= 0) rails_[static_cast<size_t>(rail)].in_flight.fetch_add(bytes, std::memory_order_relaxed);
+  return rail;
 }
 
 void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
@@ -74,7 +105,7 @@ void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
   };
   if (rails == 1) return whole(0);
   if (options_.probe_every != 0 && request % options_.probe_every == options_.probe_every - 1) {
-    return whole(static_cast<uint32_t>((request / options_.probe_every) % rails));
+    return whole(NthUp(request / options_.probe_every));
   }
   if (bytes < options_.stripe_from_bytes) return whole(FirstLightlyLoaded());
   // Slices of whole units, as many as max_slices allows.
@@ -89,7 +120,7 @@ void RailStriper::Deal(uint64_t bytes, std::vector<Slice>& out) {
     uint64_t length = std::min(slice, bytes - offset);
     const uint64_t rest = bytes - offset - length;
     if (rest != 0 && rest < slice / 4) length += rest;  // a short tail joins this slice
-    const uint32_t rail = Best(length, planned);
+    const auto rail = static_cast<uint32_t>(std::max(Best(length, planned), 0));
     planned[rail] += length;
     if (out.size() > first && out.back().rail == rail) {
       out.back().length += length;
@@ -140,7 +171,7 @@ RailStriper::RailStats RailStriper::Stats(uint32_t rail_index) const {
   const Rail& rail = rails_[rail_index];
   return {rail.bytes.load(std::memory_order_relaxed), rail.slices.load(std::memory_order_relaxed),
           rail.in_flight.load(std::memory_order_relaxed),
-          rail.bytes_per_sec.load(std::memory_order_relaxed)};
+          rail.bytes_per_sec.load(std::memory_order_relaxed), rail.up.load(std::memory_order_relaxed)};
 }
 
 }  // namespace xfer::core

@@ -68,6 +68,7 @@ class RailStriper {
     uint64_t slices = 0;       // completed
     uint64_t in_flight = 0;    // dealt, not yet completed
     double bytes_per_sec = 0;  // the estimate
+    bool up = true;            // takes new slices (SetUp)
   };
 
   // `nominal_bytes_per_sec`: each rail's rate as its link reports it; 0
@@ -107,12 +108,25 @@ class RailStriper {
 
   RailStats Stats(uint32_t rail) const;
 
+  // Failover (striped_endpoint.h): a rail that failed is taken down and
+  // dealt nothing more; Deal, Direct and the small-request choice skip it.
+  // Deal and Direct REQUIRE AnyUp(): with every rail down there is nowhere
+  // to deal, and the caller fails the request instead.
+  void SetUp(uint32_t rail, bool up);
+  bool Up(uint32_t rail) const { return rails_[rail].up.load(std::memory_order_acquire); }
+  bool AnyUp() const;
+  // The up rail, other than `except`, with the lowest score for `bytes`
+  // more, which are counted in flight on it: where a failed slice is dealt
+  // again. -1 when no other rail is up.
+  int Redeal(uint64_t bytes, uint32_t except);
+
  private:
   struct Rail {
     std::atomic<uint64_t> in_flight{0};
     std::atomic<uint64_t> bytes{0};
     std::atomic<uint64_t> slices{0};
     std::atomic<double> bytes_per_sec{1};  // the estimate, read without the lock
+    std::atomic<bool> up{true};
     // The saturated time counted, and the bytes completed in it. Taken by
     // completions only (of one rail: its transport's threads).
     std::mutex mu;
@@ -122,9 +136,12 @@ class RailStriper {
     uint64_t busy_bytes = 0;         // GUARDED_BY(mu)
   };
 
-  // The rail with the lowest score for `bytes` more, counting `planned`
-  // bytes already dealt to each in this call.
-  uint32_t Best(uint64_t bytes, std::span<const uint64_t> planned) const;
+  // The up rail with the lowest score for `bytes` more, counting `planned`
+  // bytes already dealt to each in this call, other than `except` (-1:
+  // none excepted); -1 when no such rail is up.
+  int Best(uint64_t bytes, std::span<const uint64_t> planned, int except = -1) const;
+  // The `n`-th up rail, round-robin (the probes).
+  uint32_t NthUp(uint64_t n) const;
   // The rail for a small request (see above).
   uint32_t FirstLightlyLoaded() const;
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <string>
+#include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -34,10 +37,23 @@ void Cut(std::span<const TransferEntry> entries, uint64_t offset, uint64_t lengt
   }
 }
 
+// Failures of the path, which another rail may not have: the link, the
+// NIC, the socket. What the peer decided (a refused range, a revoked
+// region) or the caller did (a cancel) would fail on every rail.
+bool RailFailure(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kConnectionLost:
+    case StatusCode::kIoError:
+    case StatusCode::kTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
-StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams,
-                                 RailStriper::Options options)
+StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams, Options options)
     : rails_(std::move(rails)),
       striper_(
           [&] {
@@ -45,9 +61,12 @@ StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams,
             for (const Rail& rail : rails_) nominal.push_back(rail.nominal_bytes_per_sec);
             return nominal;
           }(),
-          options),
+          options.striper),
       legs_(std::make_unique<Leg[]>(kLegs)),
-      off_rail_zero_(std::make_unique<std::atomic<uint32_t>[]>(streams)) {
+      max_retries_(options.max_retries),
+      legs_on_(std::make_unique<std::atomic<uint32_t>[]>(size_t{streams} *
+                                                         RailStriper::kMaxRails)),
+      failures_(rails_.size()) {
   assert(rails_.size() >= 2 && rails_.size() <= RailStriper::kMaxRails);
   for (size_t i = 0; i < kLegs; ++i) legs_[i].owner = this;
 }
@@ -67,12 +86,19 @@ Status StripedEndpoint::PostRead(std::span<const TransferEntry> entries, Transfe
 Status StripedEndpoint::Stripe(OpCode op, std::span<const TransferEntry> entries,
                                TransferRequest& request, uint32_t stream) {
   const uint64_t bytes = TotalBytes(entries);
+  if (!striper_.AnyUp()) return NoRailLeft("no rail is up");
   if (striper_.Direct(bytes)) {
     // A few bytes on rail 0, which carries the notifications: no leg, and
     // nothing for a notification to wait for on another rail.
     transport::Endpoint& zero = *rails_[0].endpoint;
-    return op == OpCode::kWrite ? zero.PostWrite(entries, request, stream)
-                                : zero.PostRead(entries, request, stream);
+    Status posted = op == OpCode::kWrite ? zero.PostWrite(entries, request, stream)
+                                         : zero.PostRead(entries, request, stream);
+    if (posted.ok() || !RailFailure(posted)) return posted;
+    // Rail 0 refused it as a dead link does: down, and the request is
+    // dealt to the others below. (One it accepts and then fails is not
+    // tracked, so not dealt again: tiny requests trade that for speed.)
+    TakeDown(0, posted);
+    if (!striper_.AnyUp()) return NoRailLeft("no rail is up");
   }
   // Scratch of this thread's, reused: no allocation once it has grown.
   thread_local std::vector<RailStriper::Slice> slices;
@@ -159,18 +185,36 @@ Status StripedEndpoint::PostLeg(Leg& leg, uint32_t rail, OpCode op,
   leg.rail = rail;
   leg.stream = stream;
   leg.bytes = bytes;
+  leg.op = op;
+  leg.entries.assign(entries.begin(), entries.end());
+  leg.retries = 0;
   // The parent's part for this leg; a held parent takes it on top.
   const bool held = RequestAccess::InFlight(parent);
   RequestAccess::Start(parent, 1);
-  if (rail != 0) OffRailZero(stream).fetch_add(1, std::memory_order_relaxed);
-  RequestAccess::Watch(leg.request, &leg);
-  transport::Endpoint& endpoint = *rails_[rail].endpoint;
-  Status posted = op == OpCode::kWrite ? endpoint.PostWrite(entries, leg.request, stream)
-                                       : endpoint.PostRead(entries, leg.request, stream);
-  if (posted.ok()) return posted;
-  RequestAccess::Unwatch(leg.request);
-  if (rail != 0) OffRailZero(stream).fetch_sub(1, std::memory_order_relaxed);
-  striper_.Completed(rail, bytes, {}, false);
+  LegsOn(stream, rail).fetch_add(1, std::memory_order_relaxed);
+  Status posted;
+  for (;;) {
+    RequestAccess::Watch(leg.request, &leg);
+    transport::Endpoint& endpoint = *rails_[rail].endpoint;
+    posted = op == OpCode::kWrite ? endpoint.PostWrite(entries, leg.request, stream)
+                                  : endpoint.PostRead(entries, leg.request, stream);
+    if (posted.ok()) return posted;
+    RequestAccess::Unwatch(leg.request);
+    LegsOn(stream, rail).fetch_sub(1, std::memory_order_relaxed);
+    striper_.Completed(rail, bytes, {}, false);
+    if (!RailFailure(posted)) break;
+    // The rail refused the post as a dead link does: down, and the slice
+    // to another rail, on this thread (it is the caller's, which may post).
+    TakeDown(rail, posted);
+    const int next = striper_.Redeal(bytes, rail);
+    if (next < 0) {
+      posted = NoRailLeft(fmt::format("a {}-byte slice was refused", bytes));
+      break;
+    }
+    rail = static_cast<uint32_t>(next);
+    leg.rail = rail;
+    LegsOn(stream, rail).fetch_add(1, std::memory_order_relaxed);
+  }
   // Take the part back: a part of a held request, or the request's only
   // one (it is then untouched again).
   if (held) {
@@ -188,14 +232,31 @@ void StripedEndpoint::LegFinished(Leg& leg) {
   const Status status = RequestAccess::PartsStatus(leg.request);
   const size_t moved = RequestAccess::PartsBytes(leg.request);
   striper_.Completed(leg.rail, leg.bytes, RailStriper::Clock::now(), status.ok());
+  if (!status.ok() && RailFailure(status)) {
+    TakeDown(leg.rail, status);
+    // Dealt again on the recovery thread: a transport's completion thread
+    // must not post (a tcp post may wait for its own socket to drain).
+    std::lock_guard lock(notify_mu_);
+    if (!closed_) {
+      if (Status started = StartWorker(); started.ok()) {
+        failed_.emplace_back(&leg, status);
+        notify_cv_.notify_all();
+        return;
+      }
+    }
+  }
+  EndLeg(leg, status, moved);
+}
+
+void StripedEndpoint::EndLeg(Leg& leg, const Status& status, size_t moved) {
   TransferRequest& parent = *leg.parent;
   const uint32_t rail = leg.rail;
   const uint32_t stream = leg.stream;
   leg.claimed.store(false, std::memory_order_release);
   // The parent may complete here, and be gone after.
   RequestAccess::FinishPart(parent, status, moved);
-  if (rail != 0 && OffRailZero(stream).fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // The last leg of the stream off rail 0: a notification may wait on it.
+  if (LegsOn(stream, rail).fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // The stream's last leg on this rail: a notification may wait on it.
     if (deferred_count_.load(std::memory_order_acquire) != 0) {
       std::lock_guard lock(notify_mu_);
       notify_cv_.notify_all();
@@ -203,23 +264,107 @@ void StripedEndpoint::LegFinished(Leg& leg) {
   }
 }
 
+void StripedEndpoint::Retry(Leg& leg, const Status& failure) {
+  Status last = failure;
+  for (;;) {
+    if (leg.retries >= max_retries_) {
+      EndLeg(leg, last.WithContext(fmt::format("a slice failed {} times", leg.retries + 1)), 0);
+      return;
+    }
+    const int next = striper_.Redeal(leg.bytes, leg.rail);
+    if (next < 0) {
+      EndLeg(leg, NoRailLeft(fmt::format("a {}-byte slice failed", leg.bytes)), 0);
+      return;
+    }
+    const auto rail = static_cast<uint32_t>(next);
+    ++leg.retries;
+    // Counted on the new rail before it leaves the old one, so that a
+    // notification of its stream never sees it nowhere.
+    LegsOn(leg.stream, rail).fetch_add(1, std::memory_order_relaxed);
+    LegsOn(leg.stream, leg.rail).fetch_sub(1, std::memory_order_acq_rel);
+    leg.rail = rail;
+    // Its last completion let go of it a moment before publishing it done.
+    while (RequestAccess::InFlight(leg.request)) std::this_thread::yield();
+    RequestAccess::Watch(leg.request, &leg);
+    transport::Endpoint& endpoint = *rails_[rail].endpoint;
+    Status posted = leg.op == OpCode::kWrite
+                        ? endpoint.PostWrite(leg.entries, leg.request, leg.stream)
+                        : endpoint.PostRead(leg.entries, leg.request, leg.stream);
+    if (posted.ok()) return;
+    RequestAccess::Unwatch(leg.request);
+    striper_.Completed(rail, leg.bytes, {}, false);
+    if (posted.code() == StatusCode::kResourceExhausted) {
+      // The rail's queue is full: it drains on its own; not its failure.
+      --leg.retries;
+      std::this_thread::yield();
+    } else {
+      TakeDown(rail, posted);
+    }
+    last = posted;
+  }
+}
+
+void StripedEndpoint::TakeDown(uint32_t rail, const Status& failure) {
+  {
+    std::lock_guard lock(failures_mu_);
+    if (failures_[rail].empty()) failures_[rail] = failure.ToString();
+  }
+  striper_.SetUp(rail, false);
+}
+
+std::string StripedEndpoint::Failure(uint32_t rail) const {
+  std::lock_guard lock(failures_mu_);
+  return failures_[rail];
+}
+
+Status StripedEndpoint::NoRailLeft(std::string_view what) const {
+  std::string rails;
+  std::lock_guard lock(failures_mu_);
+  for (size_t i = 0; i < failures_.size(); ++i) {
+    rails += fmt::format("{}rail {}: {}", i == 0 ? "" : "; ", i,
+                         failures_[i].empty() ? std::string("up") : failures_[i]);
+  }
+  return ConnectionLost(fmt::format("{}, and no other rail is up ({})", what, rails));
+}
+
+uint32_t StripedEndpoint::LegsOffRail(uint32_t stream, uint32_t rail) {
+  uint32_t legs = 0;
+  for (uint32_t r = 0; r < rails_.size(); ++r) {
+    if (r != rail) legs += LegsOn(stream, r).load(std::memory_order_acquire);
+  }
+  return legs;
+}
+
+int StripedEndpoint::NotifyRail() const {
+  for (uint32_t r = 0; r < rails_.size(); ++r) {
+    if (striper_.Up(r)) return static_cast<int>(r);
+  }
+  return -1;
+}
+
+Status StripedEndpoint::StartWorker() {
+  if (worker_.joinable()) return Status::Ok();
+  try {
+    worker_ = std::thread([this] { WorkerLoop(); });
+  } catch (const std::system_error& e) {
+    return ResourceExhausted(fmt::format("cannot start the rails' recovery thread: {}", e.what()));
+  }
+  return Status::Ok();
+}
+
 Status StripedEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
                                    uint32_t stream) {
   std::unique_lock lock(notify_mu_);
   if (closed_) return ConnectionLost("the connection is closed");
+  const int rail = NotifyRail();
+  if (rail < 0) return NoRailLeft("the notification was not sent");
   const bool behind = std::any_of(deferred_.begin(), deferred_.end(),
                                   [&](const Deferred& d) { return d.stream == stream; });
-  if (!behind && OffRailZero(stream).load(std::memory_order_acquire) == 0) {
+  if (!behind && LegsOffRail(stream, static_cast<uint32_t>(rail)) == 0) {
     lock.unlock();
-    return rails_[0].endpoint->PostNotify(message, request, stream);
+    return rails_[static_cast<size_t>(rail)].endpoint->PostNotify(message, request, stream);
   }
-  if (!notifier_.joinable()) {
-    try {
-      notifier_ = std::thread([this] { NotifierLoop(); });
-    } catch (const std::system_error& e) {
-      return ResourceExhausted(fmt::format("cannot start the notifier thread: {}", e.what()));
-    }
-  }
+  XFER_RETURN_IF_ERROR(StartWorker());
   // The request's part for the notification, finished when it is posted.
   RequestAccess::Start(request, 1);
   deferred_.push_back({std::vector<uint8_t>(message.begin(), message.end()), &request, stream});
@@ -228,24 +373,33 @@ Status StripedEndpoint::PostNotify(std::span<const uint8_t> message, TransferReq
   return Status::Ok();
 }
 
-void StripedEndpoint::NotifierLoop() {
+void StripedEndpoint::WorkerLoop() {
   std::unique_lock lock(notify_mu_);
   while (!closed_) {
+    while (!failed_.empty() && !closed_) {
+      auto [leg, failure] = std::move(failed_.front());
+      failed_.pop_front();
+      lock.unlock();
+      Retry(*leg, failure);
+      lock.lock();
+    }
     PostDrained(lock);
     if (closed_) break;
-    notify_cv_.wait(lock);
+    if (failed_.empty()) notify_cv_.wait(lock);
   }
 }
 
 void StripedEndpoint::PostDrained(std::unique_lock<std::mutex>& lock) {
   for (;;) {
-    // The oldest notification whose stream has drained and that has no
-    // older one of its stream ahead of it.
+    const int rail = NotifyRail();
+    // The oldest notification whose stream has drained off the rail it
+    // goes on and that has no older one of its stream ahead of it.
     auto ready = deferred_.end();
     for (auto it = deferred_.begin(); it != deferred_.end(); ++it) {
       const bool first_of_stream = std::none_of(
           deferred_.begin(), it, [&](const Deferred& d) { return d.stream == it->stream; });
-      if (first_of_stream && OffRailZero(it->stream).load(std::memory_order_acquire) == 0) {
+      if (first_of_stream &&
+          (rail < 0 || LegsOffRail(it->stream, static_cast<uint32_t>(rail)) == 0)) {
         ready = it;
         break;
       }
@@ -258,9 +412,10 @@ void StripedEndpoint::PostDrained(std::unique_lock<std::mutex>& lock) {
     // In flight with the part PostNotify gave it, which holds it: the
     // transport's part goes on top.
     TransferRequest& request = *notification.request;
-    Status status;
-    for (;;) {
-      status = rails_[0].endpoint->PostNotify(notification.message, request, notification.stream);
+    Status status = rail < 0 ? NoRailLeft("the notification was not sent") : Status::Ok();
+    for (; rail >= 0;) {
+      status = rails_[static_cast<size_t>(rail)].endpoint->PostNotify(notification.message,
+                                                                     request, notification.stream);
       if (status.code() != StatusCode::kResourceExhausted) break;
       std::this_thread::yield();  // the rail's queue is full: it drains on its own
     }
@@ -302,18 +457,20 @@ void StripedEndpoint::AwaitNotifications() {
 }
 
 void StripedEndpoint::Close() {
-  std::thread notifier;
+  std::thread worker;
   std::deque<Deferred> deferred;
+  std::deque<std::pair<Leg*, Status>> failed;
   {
     std::lock_guard lock(notify_mu_);
     closed_ = true;
-    notifier = std::move(notifier_);
+    worker = std::move(worker_);
     notify_cv_.notify_all();
   }
-  if (notifier.joinable()) notifier.join();
+  if (worker.joinable()) worker.join();
   {
     std::lock_guard lock(notify_mu_);
     deferred.swap(deferred_);
+    failed.swap(failed_);
     deferred_count_.store(0, std::memory_order_release);
   }
   for (const Deferred& d : deferred) {
@@ -321,7 +478,12 @@ void StripedEndpoint::Close() {
                                                          "notification was sent"),
                               0);
   }
-  // Every rail fails its legs in flight, which finish their parents.
+  for (auto& [leg, failure] : failed) {
+    EndLeg(*leg, failure.WithContext("the connection closed before the slice was dealt again"),
+           0);
+  }
+  // Every rail fails its legs in flight, which finish their parents (a
+  // failure now is not dealt again: the recovery thread is gone).
   for (const Rail& rail : rails_) rail.endpoint->Close();
 }
 

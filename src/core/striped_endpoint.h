@@ -20,7 +20,24 @@
 //    memory, or were read from it, on every transport), and is posted
 //    then. Notifications of one stream keep their order.
 //  - Send/recv: on rail 0 (messages match receives in posting order,
-//    which one path keeps).
+//    which one path keeps). They are not retried: a message in flight on
+//    a failed rail fails its request, and with rail 0 down they fail.
+//
+// Failover: a leg that fails as a link does (kConnectionLost, kIoError,
+// kTimeout) takes its rail down -- it is dealt nothing more, and the
+// failure is kept to name it -- and the slice is dealt again, on the
+// recovery thread, to the up rail with the lowest score other than the one
+// that just failed it, at most Options::max_retries times. The caller's
+// request completes OK only when every slice is in place: a retried WRITE
+// rewrites the same bytes to the same place, a retried READ reads them
+// again. A failure the peer decided (a refused range, a revoked region) is
+// the request's, not the rail's, and is not retried. With no rail up, the
+// slice and every later request fail with kConnectionLost naming each
+// rail and why it went down. Notifications go on the first up rail (rail 0
+// while it is up), behind every leg of their stream on the other rails,
+// retried legs included. A failed rail stays down for the connection's
+// life (no reconnect yet). Not fenced yet: bytes a failed rail still
+// carried may land at the peer after their slice was dealt again.
 //  - Prepared lists: nothing is prepared (a list's entries are dealt like
 //    any request's).
 //  - Revoke, polls, Close: every rail.
@@ -38,7 +55,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/request_access.h"
@@ -58,8 +77,15 @@ class StripedEndpoint final : public transport::Endpoint {
   // slices, a deep queue of large ones.
   static constexpr size_t kLegs = 4096;
 
+  struct Options {
+    RailStriper::Options striper;
+    // How many times one slice is dealt again after failing (Mooncake
+    // TENT's 8): each time to another rail than the one that just failed it.
+    uint32_t max_retries = 8;
+  };
+
   // `rails`: at least two, of one connection, each set up with `streams`.
-  StripedEndpoint(std::vector<Rail> rails, uint32_t streams, RailStriper::Options options);
+  StripedEndpoint(std::vector<Rail> rails, uint32_t streams, Options options);
   ~StripedEndpoint() override;  // Close()
   StripedEndpoint(const StripedEndpoint&) = delete;
   StripedEndpoint& operator=(const StripedEndpoint&) = delete;
@@ -82,6 +108,8 @@ class StripedEndpoint final : public transport::Endpoint {
 
   size_t rails() const { return rails_.size(); }
   RailStriper::RailStats Stats(uint32_t rail) const { return striper_.Stats(rail); }
+  // Why `rail` went down: the failure that took it down; empty while up.
+  std::string Failure(uint32_t rail) const;
 
  private:
   // One rail's part of a caller's request.
@@ -94,6 +122,11 @@ class StripedEndpoint final : public transport::Endpoint {
     uint32_t rail = 0;
     uint32_t stream = 0;
     uint64_t bytes = 0;
+    // What to post again if the rail fails it: its entries (the vector
+    // keeps its capacity from leg to leg), and the retries so far.
+    OpCode op = OpCode::kWrite;
+    std::vector<TransferEntry> entries;
+    uint32_t retries = 0;
   };
 
   // A notification waiting for its stream's legs on other rails.
@@ -116,9 +149,27 @@ class StripedEndpoint final : public transport::Endpoint {
   // leave the rails' bytes in flight.
   Status NoLeg(std::span<const RailStriper::Slice> slices);
   void LegFinished(Leg& leg);
-  // Legs of `stream` in flight on rails other than 0.
-  std::atomic<uint32_t>& OffRailZero(uint32_t stream) { return off_rail_zero_[stream]; }
-  void NotifierLoop();
+  // Ends `leg`: its part of the parent finishes with `status` and `moved`
+  // bytes, and it leaves its stream's count.
+  void EndLeg(Leg& leg, const Status& status, size_t moved);
+  // Deals a failed leg again (on the recovery thread), or ends it failed.
+  void Retry(Leg& leg, const Status& failure);
+  // Takes `rail` down for `failure`, the first one kept.
+  void TakeDown(uint32_t rail, const Status& failure);
+  // kConnectionLost naming every rail and why it is down.
+  Status NoRailLeft(std::string_view what) const;
+  // Legs of `stream` in flight on `rail`.
+  std::atomic<uint32_t>& LegsOn(uint32_t stream, uint32_t rail) {
+    return legs_on_[stream * RailStriper::kMaxRails + rail];
+  }
+  // Legs of `stream` in flight on rails other than `rail`.
+  uint32_t LegsOffRail(uint32_t stream, uint32_t rail);
+  // The rail notifications go on: rail 0 while up, else the first up one;
+  // -1 when none is.
+  int NotifyRail() const;
+  // Starts the recovery thread if it is not running. REQUIRES: mu_ held.
+  Status StartWorker();
+  void WorkerLoop();
   // Posts the deferred notifications whose streams have drained, in
   // order. REQUIRES: notify_mu_ held (it is released around the posts).
   void PostDrained(std::unique_lock<std::mutex>& lock);
@@ -127,16 +178,23 @@ class StripedEndpoint final : public transport::Endpoint {
   RailStriper striper_;
   std::unique_ptr<Leg[]> legs_;
   std::atomic<size_t> next_leg_{0};  // where the next claim starts looking
-  std::unique_ptr<std::atomic<uint32_t>[]> off_rail_zero_;
+  const uint32_t max_retries_;
+  std::unique_ptr<std::atomic<uint32_t>[]> legs_on_;  // [stream][rail]
 
+  mutable std::mutex failures_mu_;
+  std::vector<std::string> failures_;  // GUARDED_BY(failures_mu_): per rail
+
+  // The recovery thread's work: deferred notifications and failed legs.
   std::mutex notify_mu_;
   std::condition_variable notify_cv_;
   std::deque<Deferred> deferred_;  // GUARDED_BY(notify_mu_)
+  std::deque<std::pair<Leg*, Status>> failed_;  // GUARDED_BY(notify_mu_)
   // deferred_.size(), readable without the lock: a leg's completion takes
   // the lock only when a notification waits.
   std::atomic<size_t> deferred_count_{0};
   bool closed_ = false;            // GUARDED_BY(notify_mu_)
-  std::thread notifier_;           // GUARDED_BY(notify_mu_): started by the first deferral
+  // GUARDED_BY(notify_mu_): started by the first deferral or failure.
+  std::thread worker_;
 };
 
 }  // namespace xfer::core

@@ -125,7 +125,9 @@ json RailsJson(std::span<const RailInfo> rails) {
                    {"share", total == 0 ? json(nullptr)
                                         : json(static_cast<double>(rail.bytes) /
                                                static_cast<double>(total))},
-                   {"bytes_per_sec_estimate", rail.bytes_per_sec}});
+                   {"bytes_per_sec_estimate", rail.bytes_per_sec},
+                   {"up", rail.up},
+                   {"failure", rail.up ? json(nullptr) : json(rail.failure)}});
   }
   return out;
 }

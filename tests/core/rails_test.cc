@@ -6,14 +6,15 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
 #include "support/byte_pattern.h"
 #include "support/connected_test_engines.h"
 #include "support/verbs_test_env.h"
-#include "verbs/device_catalog.h"
 
 namespace xfer {
 namespace {
@@ -120,9 +121,9 @@ TEST_F(RailsTest, TwoRdmaRailsCarryEveryByteAndSplitEvenly) {
   auto info = initiator_->GetPeerInfo(peer_);
   ASSERT_TRUE(info.ok());
   ASSERT_EQ(info->rails.size(), 2u);
-  auto devices = ::xfer::verbs::ListDevices();
-  ASSERT_TRUE(devices.ok());
-  const bool own_devices = devices->size() >= 2;
+  std::error_code error;
+  const auto listed = std::filesystem::directory_iterator("/sys/class/infiniband", error);
+  const bool own_devices = !error && std::distance(begin(listed), end(listed)) >= 2;
   if (own_devices) {
     EXPECT_NE(info->rails[0].local, info->rails[1].local);
     EXPECT_NE(info->rails[0].remote, info->rails[1].remote);

@@ -34,7 +34,7 @@ inline std::unique_ptr<transport::Endpoint> Striped(
   std::vector<core::StripedEndpoint::Rail> rails;
   for (auto& endpoint : endpoints) rails.push_back({std::move(endpoint), 0});
   return std::make_unique<core::StripedEndpoint>(std::move(rails), streams,
-                                                 core::RailStriper::Options{});
+                                                 core::StripedEndpoint::Options{});
 }
 
 // ConnectPair over `rails` rails: pair.initiator and pair.target are then

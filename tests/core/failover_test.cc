@@ -1,0 +1,181 @@
+// Failover on a StripedEndpoint over two real tcp rails (loopback), one of
+// them behind a fault-injecting wrapper (support/faulty_endpoint.h): a rail
+// lost mid-stream -- by count of posts, or while requests are in flight,
+// which closes its real endpoint under them -- costs no request and no
+// byte; notifications still follow every byte; with no rail left,
+// requests fail at once naming each rail and why it went down.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/striped_endpoint.h"
+#include "support/byte_pattern.h"
+#include "support/endpoint_pair.h"
+#include "support/faulty_endpoint.h"
+#include "support/test_memory.h"
+#include "support/transport_capabilities.h"
+#include "transport/transport_registry.h"
+
+namespace xfer::core {
+namespace {
+
+using namespace std::chrono_literals;
+using xfer::testing::Addr;
+using xfer::testing::Bytes;
+using xfer::testing::FaultyEndpoint;
+
+constexpr size_t kRegion = size_t{64} << 20;
+constexpr size_t kRequest = size_t{8} << 20;  // 32 slices: both rails get some
+
+class FailoverTest : public ::testing::Test {
+ protected:
+  // Two tcp rails, rail `faulty` of the initiator's behind the wrapper.
+  void Connect(uint32_t faulty, FaultyEndpoint::Faults faults) {
+    local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
+    remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
+    transport::RegisterBuiltinTransports(registry_);
+    const transport::TransportEntry* tcp = registry_.Find("tcp");
+    ASSERT_NE(tcp, nullptr);
+    auto a = tcp->create(xfer::testing::TestTransportOptions("tcp", true));
+    auto b = tcp->create(xfer::testing::TestTransportOptions("tcp", false));
+    ASSERT_TRUE(a.ok() && b.ok());
+    initiator_transport_ = std::move(a.value());
+    target_transport_ = std::move(b.value());
+    const Status connected = xfer::testing::ConnectPair(*initiator_transport_, *target_transport_,
+                                                        pair_, 2, 5000ms, 2);
+    ASSERT_TRUE(connected.ok()) << connected.ToString();
+    auto wrapped =
+        std::make_unique<FaultyEndpoint>(std::move(pair_.initiator_rails[faulty]), faults);
+    faulty_ = wrapped.get();
+    faulty_->AlsoClose(pair_.target_rails[faulty].get());
+    pair_.initiator_rails[faulty] = std::move(wrapped);
+    std::vector<StripedEndpoint::Rail> rails;
+    for (auto& endpoint : pair_.initiator_rails) rails.push_back({std::move(endpoint), 0});
+    pair_.initiator =
+        std::make_unique<StripedEndpoint>(std::move(rails), 2, StripedEndpoint::Options{});
+    std::vector<StripedEndpoint::Rail> target_rails;
+    for (auto& endpoint : pair_.target_rails) target_rails.push_back({std::move(endpoint), 0});
+    pair_.target =
+        std::make_unique<StripedEndpoint>(std::move(target_rails), 2, StripedEndpoint::Options{});
+  }
+  StripedEndpoint& striped() { return static_cast<StripedEndpoint&>(*pair_.initiator); }
+  TransferEntry Entry(size_t offset, size_t length = kRequest) {
+    return {Bytes(local_) + offset, Addr(Bytes(remote_)) + offset, length};
+  }
+
+  transport::TransportRegistry registry_;
+  std::unique_ptr<transport::Transport> initiator_transport_;
+  std::unique_ptr<transport::Transport> target_transport_;
+  xfer::testing::EndpointPair pair_;
+  transport::LocalRegionView local_;
+  transport::LocalRegionView remote_;
+  FaultyEndpoint* faulty_ = nullptr;
+};
+
+// Rail 1 is lost at its sixth post, inside the first request: that request
+// and every one after complete OK, every byte is in place, and rail 1 is
+// down, naming why.
+TEST_F(FailoverTest, ARailLostMidStreamCostsNoRequestAndNoByte) {
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {.lose_after_posts = 5}));
+  xfer::testing::FillPattern(Bytes(local_), kRegion, 7);
+  std::memset(Bytes(remote_), 0, kRegion);
+  for (size_t offset = 0; offset < kRegion; offset += kRequest) {
+    const TransferEntry entry = Entry(offset);
+    TransferRequest request;
+    ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, request, 0).ok());
+    ASSERT_TRUE(request.Wait(10s).ok()) << offset << ": " << request.Test().ToString();
+    EXPECT_EQ(request.bytes(), kRequest);
+  }
+  EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRegion, 7), kRegion);
+  EXPECT_TRUE(faulty_->lost());
+  EXPECT_FALSE(striped().Stats(1).up);
+  EXPECT_TRUE(striped().Stats(0).up);
+  // What took it down: the injected refusal, or its real endpoint's
+  // failure of what was in flight when the wrapper closed it.
+  EXPECT_NE(striped().Failure(1).find("connection lost"), std::string::npos)
+      << striped().Failure(1);
+  EXPECT_EQ(striped().Failure(0), "");
+  // After the loss, rail 1 is dealt nothing: its posts stop where it died.
+  EXPECT_LE(faulty_->posts(), 6u + 32u);
+  EXPECT_EQ(striped().Stats(0).in_flight + striped().Stats(1).in_flight, 0u);
+}
+
+// The link goes down while requests are in flight on it: its real endpoint
+// is closed under them (what a dead socket does), and they are dealt again.
+// READs too: a retried READ reads its bytes again.
+TEST_F(FailoverTest, RequestsInFlightOnALostRailAreDealtAgainAndCompleteWhole) {
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
+  xfer::testing::FillPattern(Bytes(remote_), kRegion, 9);
+  std::memset(Bytes(local_), 0, kRegion);
+  std::vector<TransferRequest> requests(kRegion / kRequest);
+  std::vector<TransferEntry> entries;
+  for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ASSERT_TRUE(
+        pair_.initiator->PostRead({&entries[i], 1}, requests[i], static_cast<uint32_t>(i % 2))
+            .ok());
+    if (i == 2) faulty_->Lose();
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ASSERT_TRUE(requests[i].Wait(10s).ok()) << i << ": " << requests[i].Test().ToString();
+    EXPECT_EQ(requests[i].bytes(), kRequest) << i;
+  }
+  EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(local_), kRegion, 9), kRegion);
+  EXPECT_FALSE(striped().Stats(1).up);
+}
+
+// Rail 0 carries the notifications: lost, they go on rail 1, still behind
+// every byte of their request.
+TEST_F(FailoverTest, WithRail0LostNotificationsGoOnAnotherRailBehindTheirBytes) {
+  ASSERT_NO_FATAL_FAILURE(Connect(0, {.lose_after_posts = 3}));
+  for (uint32_t round = 0; round < 4; ++round) {
+    xfer::testing::FillPattern(Bytes(local_), kRequest, 20 + round);
+    const TransferEntry entry = Entry(0);
+    TransferRequest write;
+    ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, write, 1).ok());
+    const std::string note = "block " + std::to_string(round);
+    TransferRequest notify;
+    ASSERT_TRUE(pair_.initiator
+                    ->PostNotify({reinterpret_cast<const uint8_t*>(note.data()), note.size()},
+                                 notify, 1)
+                    .ok());
+    const std::vector<std::string> got = pair_.target_notes.WaitFor(round + 1, 10s);
+    ASSERT_EQ(got.size(), round + 1);
+    EXPECT_EQ(got.back(), note);
+    EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRequest, 20 + round),
+              kRequest)
+        << "notification " << round << " arrived before its bytes";
+    ASSERT_TRUE(write.Wait(10s).ok()) << write.Test().ToString();
+    ASSERT_TRUE(notify.Wait(10s).ok()) << notify.Test().ToString();
+  }
+  EXPECT_FALSE(striped().Stats(0).up);
+}
+
+// Both rails lost: the request fails with kConnectionLost naming each rail
+// and why; later ones fail at once, without posting.
+TEST_F(FailoverTest, WithNoRailLeftRequestsFailAtOnceNamingEachRail) {
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
+  faulty_->Lose();
+  // Rail 0 dies too: its real endpoint closed (a second cable pulled).
+  pair_.target->Close();
+  const TransferEntry entry = Entry(0);
+  TransferRequest request;
+  const auto start = std::chrono::steady_clock::now();
+  Status posted = pair_.initiator->PostWrite({&entry, 1}, request, 0);
+  if (posted.ok()) posted = request.Wait(10s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  ASSERT_EQ(posted.code(), StatusCode::kConnectionLost) << posted.ToString();
+  EXPECT_NE(posted.message().find("rail 0: "), std::string::npos) << posted.ToString();
+  EXPECT_NE(posted.message().find("rail 1: "), std::string::npos) << posted.ToString();
+  EXPECT_NE(posted.message().find("injected"), std::string::npos) << posted.ToString();
+  TransferRequest later;
+  const Status refused = pair_.initiator->PostWrite({&entry, 1}, later, 0);
+  EXPECT_EQ(refused.code(), StatusCode::kConnectionLost) << refused.ToString();
+}
+
+}  // namespace
+}  // namespace xfer::core
