@@ -60,14 +60,10 @@ class EndpointConformanceTest : public ::testing::TestWithParam<std::string> {
     local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
     read_only_ = pair_.target_memory.Add(4096, Access::kRemoteRead);
-    RegisterBuiltinTransports(registry_);
-    const TransportEntry* entry = registry_.Find(transport());
-    ASSERT_NE(entry, nullptr) << transport() << " is not built in";
-    auto initiator = entry->create(xfer::testing::TestTransportOptions(transport(), true));
-    auto target = entry->create(xfer::testing::TestTransportOptions(transport(), false));
-    ASSERT_TRUE(initiator.ok() && target.ok()) << initiator.status().ToString();
-    initiator_transport_ = std::move(initiator.value());
-    target_transport_ = std::move(target.value());
+    auto transports = xfer::testing::CreateTransportPair(transport());
+    ASSERT_TRUE(transports.ok()) << transports.status().ToString();
+    initiator_transport_ = std::move(transports->initiator);
+    target_transport_ = std::move(transports->target);
     // A transport this host cannot run (verbs without an RDMA device) is
     // skipped with its own reason.
     if (Status usable = initiator_transport_->Usable(); !usable.ok()) {
@@ -87,7 +83,6 @@ class EndpointConformanceTest : public ::testing::TestWithParam<std::string> {
     return Outcome(pair_.initiator->PostRead({&entry, 1}, request, stream), request);
   }
 
-  TransportRegistry registry_;
   std::unique_ptr<Transport> initiator_transport_;
   std::unique_ptr<Transport> target_transport_;
   EndpointPair pair_;  // after the transports: its endpoints go first

@@ -49,14 +49,10 @@ class NotificationConformanceTest : public ::testing::TestWithParam<std::string>
   void SetUp() override {
     local_ = pair_.initiator_memory.Add(kBlock * kBlocks, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kBlock * kBlocks, Access::kRemoteReadWrite);
-    RegisterBuiltinTransports(registry_);
-    const TransportEntry* entry = registry_.Find(transport());
-    ASSERT_NE(entry, nullptr) << transport() << " is not built in";
-    auto initiator = entry->create(xfer::testing::TestTransportOptions(transport(), true));
-    auto target = entry->create(xfer::testing::TestTransportOptions(transport(), false));
-    ASSERT_TRUE(initiator.ok() && target.ok()) << initiator.status().ToString();
-    initiator_transport_ = std::move(initiator.value());
-    target_transport_ = std::move(target.value());
+    auto transports = xfer::testing::CreateTransportPair(transport());
+    ASSERT_TRUE(transports.ok()) << transports.status().ToString();
+    initiator_transport_ = std::move(transports->initiator);
+    target_transport_ = std::move(transports->target);
     if (Status usable = initiator_transport_->Usable(); !usable.ok()) {
       GTEST_SKIP() << transport() << " is not usable here: " << usable.ToString();
     }
@@ -89,7 +85,6 @@ class NotificationConformanceTest : public ::testing::TestWithParam<std::string>
     return got;
   }
 
-  TransportRegistry registry_;
   std::unique_ptr<Transport> initiator_transport_;
   std::unique_ptr<Transport> target_transport_;
   EndpointPair pair_;

@@ -16,9 +16,8 @@
 #include "support/byte_pattern.h"
 #include "support/endpoint_pair.h"
 #include "support/faulty_endpoint.h"
+#include "support/rail_pair.h"
 #include "support/test_memory.h"
-#include "support/transport_capabilities.h"
-#include "transport/transport_registry.h"
 
 namespace xfer::core {
 namespace {
@@ -37,14 +36,10 @@ class FailoverTest : public ::testing::Test {
   void Connect(uint32_t faulty, FaultyEndpoint::Faults faults) {
     local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
-    transport::RegisterBuiltinTransports(registry_);
-    const transport::TransportEntry* tcp = registry_.Find("tcp");
-    ASSERT_NE(tcp, nullptr);
-    auto a = tcp->create(xfer::testing::TestTransportOptions("tcp", true));
-    auto b = tcp->create(xfer::testing::TestTransportOptions("tcp", false));
-    ASSERT_TRUE(a.ok() && b.ok());
-    initiator_transport_ = std::move(a.value());
-    target_transport_ = std::move(b.value());
+    auto transports = xfer::testing::CreateTransportPair("tcp");
+    ASSERT_TRUE(transports.ok()) << transports.status().ToString();
+    initiator_transport_ = std::move(transports->initiator);
+    target_transport_ = std::move(transports->target);
     const Status connected = xfer::testing::ConnectPair(*initiator_transport_, *target_transport_,
                                                         pair_, 2, 5000ms, 2);
     ASSERT_TRUE(connected.ok()) << connected.ToString();
@@ -53,21 +48,14 @@ class FailoverTest : public ::testing::Test {
     faulty_ = wrapped.get();
     faulty_->AlsoClose(pair_.target_rails[faulty].get());
     pair_.initiator_rails[faulty] = std::move(wrapped);
-    std::vector<StripedEndpoint::Rail> rails;
-    for (auto& endpoint : pair_.initiator_rails) rails.push_back({std::move(endpoint), 0});
-    pair_.initiator =
-        std::make_unique<StripedEndpoint>(std::move(rails), 2, StripedEndpoint::Options{});
-    std::vector<StripedEndpoint::Rail> target_rails;
-    for (auto& endpoint : pair_.target_rails) target_rails.push_back({std::move(endpoint), 0});
-    pair_.target =
-        std::make_unique<StripedEndpoint>(std::move(target_rails), 2, StripedEndpoint::Options{});
+    pair_.initiator = xfer::testing::Striped(std::move(pair_.initiator_rails), 2);
+    pair_.target = xfer::testing::Striped(std::move(pair_.target_rails), 2);
   }
   StripedEndpoint& striped() { return static_cast<StripedEndpoint&>(*pair_.initiator); }
   TransferEntry Entry(size_t offset, size_t length = kRequest) {
     return {Bytes(local_) + offset, Addr(Bytes(remote_)) + offset, length};
   }
 
-  transport::TransportRegistry registry_;
   std::unique_ptr<transport::Transport> initiator_transport_;
   std::unique_ptr<transport::Transport> target_transport_;
   xfer::testing::EndpointPair pair_;

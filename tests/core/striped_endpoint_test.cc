@@ -13,8 +13,6 @@
 #include "support/byte_pattern.h"
 #include "support/rail_pair.h"
 #include "support/test_memory.h"
-#include "support/transport_capabilities.h"
-#include "transport/transport_registry.h"
 
 namespace xfer::core {
 namespace {
@@ -30,21 +28,16 @@ class StripedEndpointTest : public ::testing::Test {
   void SetUp() override {
     local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
-    transport::RegisterBuiltinTransports(registry_);
-    const transport::TransportEntry* tcp = registry_.Find("tcp");
-    ASSERT_NE(tcp, nullptr);
-    auto a = tcp->create(xfer::testing::TestTransportOptions("tcp", true));
-    auto b = tcp->create(xfer::testing::TestTransportOptions("tcp", false));
-    ASSERT_TRUE(a.ok() && b.ok());
-    initiator_transport_ = std::move(a.value());
-    target_transport_ = std::move(b.value());
+    auto transports = xfer::testing::CreateTransportPair("tcp");
+    ASSERT_TRUE(transports.ok()) << transports.status().ToString();
+    initiator_transport_ = std::move(transports->initiator);
+    target_transport_ = std::move(transports->target);
     const Status connected = xfer::testing::ConnectRailPair(
         *initiator_transport_, *target_transport_, pair_, 2, 2, 5000ms);
     ASSERT_TRUE(connected.ok()) << connected.ToString();
   }
   StripedEndpoint& striped() { return static_cast<StripedEndpoint&>(*pair_.initiator); }
 
-  transport::TransportRegistry registry_;
   std::unique_ptr<transport::Transport> initiator_transport_;
   std::unique_ptr<transport::Transport> target_transport_;
   xfer::testing::EndpointPair pair_;

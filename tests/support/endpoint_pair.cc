@@ -4,10 +4,26 @@
 #include <unistd.h>
 
 #include <future>
+#include <string>
+#include <utility>
 
 #include "support/test_devices.h"
+#include "support/verbs_test_env.h"
+#include "transport/transport_registry.h"
 
 namespace xfer::testing {
+
+Result<TransportPair> CreateTransportPair(const std::string& name) {
+  transport::TransportRegistry registry;
+  transport::RegisterBuiltinTransports(registry);
+  const transport::TransportEntry* entry = registry.Find(name);
+  if (entry == nullptr) return NotFound(name + " is not built in");
+  auto initiator = entry->create(TestTransportOptions(name, true));
+  if (!initiator.ok()) return initiator.status();
+  auto target = entry->create(TestTransportOptions(name, false));
+  if (!target.ok()) return target.status();
+  return TransportPair{std::move(initiator.value()), std::move(target.value())};
+}
 
 Status ConnectPair(transport::Transport& initiator_transport,
                    transport::Transport& target_transport, EndpointPair& pair,

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "support/recording_sink.h"
@@ -29,6 +30,17 @@ struct EndpointPair {
   std::vector<std::unique_ptr<transport::Endpoint>> initiator_rails;
   std::vector<std::unique_ptr<transport::Endpoint>> target_rails;
 };
+
+// Both sides' transports of one kind, as two engines would have them.
+struct TransportPair {
+  std::unique_ptr<transport::Transport> initiator;
+  std::unique_ptr<transport::Transport> target;
+};
+
+// The built-in transport `name` for each side, with the test environment's
+// settings (TestTransportOptions). Errors: kNotFound when this build lacks
+// it; what creating it met.
+Result<TransportPair> CreateTransportPair(const std::string& name);
 
 // Both memories must be filled before the call (the peers exchange their
 // tables first). `streams` and `io_timeout` are every endpoint's. Runs the

@@ -55,17 +55,17 @@ class FaultyEndpoint final : public transport::Endpoint {
 
   Status PostWrite(std::span<const TransferEntry> entries, TransferRequest& request,
                    uint32_t stream) override {
-    if (Status fault = Inject(request); !fault.ok()) return Status::Ok();
+    if (Swallowed(request)) return Status::Ok();
     return inner_->PostWrite(entries, request, stream);
   }
   Status PostRead(std::span<const TransferEntry> entries, TransferRequest& request,
                   uint32_t stream) override {
-    if (Status fault = Inject(request); !fault.ok()) return Status::Ok();
+    if (Swallowed(request)) return Status::Ok();
     return inner_->PostRead(entries, request, stream);
   }
   Status PostSend(const void* data, size_t length, TransferRequest& request,
                   uint32_t stream) override {
-    if (Status fault = Inject(request); !fault.ok()) return Status::Ok();
+    if (Swallowed(request)) return Status::Ok();
     return inner_->PostSend(data, length, request, stream);
   }
   Status PostRecv(void* buffer, size_t capacity, TransferRequest& request) override {
@@ -73,7 +73,7 @@ class FaultyEndpoint final : public transport::Endpoint {
   }
   Status PostNotify(std::span<const uint8_t> message, TransferRequest& request,
                     uint32_t stream) override {
-    if (Status fault = Inject(request); !fault.ok()) return Status::Ok();
+    if (Swallowed(request)) return Status::Ok();
     return inner_->PostNotify(message, request, stream);
   }
   Status Revoke(const transport::LocalRegionView& region, Deadline deadline) override {
@@ -94,13 +94,14 @@ class FaultyEndpoint final : public transport::Endpoint {
   }
 
  private:
-  // OK: the post goes through. Otherwise the request was failed (or, on a
-  // stalled rail, swallowed) here, and the post itself reports success, as
-  // a transport whose link died after accepting the post would.
-  Status Inject(TransferRequest& request) {
+  // False: the post goes through. True: the rail is lost, and the request
+  // was failed (or, on a stalled rail, kept) here; the post itself then
+  // reports success, as a transport whose link died after accepting the
+  // post would.
+  bool Swallowed(TransferRequest& request) {
     const uint64_t n = posts_.fetch_add(1) + 1;
     if (faults_.lose_after_posts != 0 && n > faults_.lose_after_posts) Lose();
-    if (!lost_.load()) return Status::Ok();
+    if (!lost_.load()) return false;
     internal::RequestAccess::Start(request, 1);
     if (faults_.stall) {
       std::lock_guard lock(mu_);
@@ -108,7 +109,7 @@ class FaultyEndpoint final : public transport::Endpoint {
     } else {
       internal::RequestAccess::FinishPart(request, ConnectionLost("injected: the rail is lost"), 0);
     }
-    return ConnectionLost("injected");
+    return true;
   }
 
   std::unique_ptr<transport::Endpoint> inner_;
