@@ -1,5 +1,7 @@
 #include "core/peer_connection.h"
 
+#include <sched.h>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -115,6 +117,15 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
   return out;
 }
 
+// The NUMA node the calling thread runs on, where the memory it moves is
+// placed unless told otherwise; -1 when the kernel says none.
+int64_t CurrentNumaNode() {
+  unsigned cpu = 0;
+  unsigned node = 0;
+  if (getcpu(&cpu, &node) != 0) return -1;
+  return node;
+}
+
 // The rail ends this side offers the acceptor, per transport that has any:
 // those `named` (ConnectOptions::rail_ends) in that order; else, for
 // `requested` rails, all; under `auto` (0), AutoRailEnds.
@@ -140,8 +151,8 @@ Result<std::vector<TransportRailEnds>> OfferedRailEnds(const TransportList& tran
         }
       }
       ends = std::move(chosen);
-    } else if (requested == 0) {
-      ends = AutoRailEnds(ends);
+    } else if (requested == 0 && ends.size() > 1) {
+      ends = AutoRailEnds(ends, t->NearestRailEnds(CurrentNumaNode()));
     }
     if (ends.size() > kMaxRailEnds) ends.resize(kMaxRailEnds);
     if (!ends.empty()) all.push_back({std::string(t->name()), std::move(ends)});

@@ -9,11 +9,13 @@ double SlowerRate(double a, double b) { return a > 0 && b > 0 ? std::min(a, b) :
 
 }  // namespace
 
-std::vector<transport::RailCandidate> AutoRailEnds(
-    std::span<const transport::RailCandidate> ends) {
+std::vector<transport::RailCandidate> AutoRailEnds(std::span<const transport::RailCandidate> ends,
+                                                   std::span<const std::string> nearest) {
   std::vector<transport::RailCandidate> chosen;
   for (size_t i = 0; i < ends.size(); ++i) {
-    if (i == 0 || ends[i].nearest) chosen.push_back(ends[i]);
+    if (i == 0 || std::find(nearest.begin(), nearest.end(), ends[i].name) != nearest.end()) {
+      chosen.push_back(ends[i]);
+    }
   }
   return chosen;
 }

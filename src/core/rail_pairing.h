@@ -30,8 +30,9 @@ struct RailPair {
 };
 
 // The ends `auto` offers: the first (the control path, the configured
-// device), then the others marked nearest, in order.
-std::vector<transport::RailCandidate> AutoRailEnds(std::span<const transport::RailCandidate> ends);
+// device), then the others named in `nearest`, in their order.
+std::vector<transport::RailCandidate> AutoRailEnds(std::span<const transport::RailCandidate> ends,
+                                                   std::span<const std::string> nearest);
 
 // Empty when either side offers no ends: one rail, the transport's own.
 std::vector<RailPair> PairRails(std::span<const transport::RailCandidate> acceptor,

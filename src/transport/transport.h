@@ -126,10 +126,6 @@ struct RailCandidate {
   // any (verbs devices on one fabric).
   std::string network;
   double bytes_per_sec = 0;  // the link's rate; 0 when unknown
-  // Among the ends nearest the memory this side moves (the connecting
-  // thread's NUMA node), by topology: what ConnectOptions::rails 0 (`auto`)
-  // takes besides the first end. Not sent to the peer.
-  bool nearest = false;
 };
 
 // The hot path's rules, for every transport's post and completion paths
@@ -346,6 +342,15 @@ class Transport {
   // rail, the transport's own path.
   virtual std::vector<RailCandidate> RailCandidates(const std::string& control_local) const {
     (void)control_local;
+    return {};
+  }
+  // The names of the ends (RailCandidate::name) nearest host memory on
+  // NUMA node `numa_node` (-1: unknown), by topology: what
+  // ConnectOptions::rails 0 (`auto`) takes besides the first end. Asked only
+  // by an initiator under `auto`; may read sysfs. Empty, the default: none
+  // is near by topology (the first end alone).
+  virtual std::vector<std::string> NearestRailEnds(int64_t numa_node) const {
+    (void)numa_node;
     return {};
   }
   // Builds the endpoint for one connection; see EndpointSetup. Errors:

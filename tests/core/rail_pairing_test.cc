@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace xfer::core {
@@ -35,20 +36,21 @@ TEST(PairRails, AddressesPairWithinTheirSubnetTheControlPathFirst) {
 // What `auto` offers: the first end (the control path, the configured
 // device) whatever its place, then the ends nearest the memory, in order.
 TEST(AutoRailEnds, TheFirstEndAndThoseNearestTheMemory) {
-  const std::vector<RailCandidate> ends = {{"mlx5_0", "InfiniBand", 0, false},
-                                           {"mlx5_4", "InfiniBand", 0, true},
-                                           {"mlx5_1", "InfiniBand", 0, false},
-                                           {"mlx5_5", "InfiniBand", 0, true}};
-  const std::vector<RailCandidate> chosen = AutoRailEnds(ends);
+  const std::vector<RailCandidate> ends = {{"mlx5_0", "InfiniBand", 0},
+                                           {"mlx5_4", "InfiniBand", 0},
+                                           {"mlx5_1", "InfiniBand", 0},
+                                           {"mlx5_5", "InfiniBand", 0}};
+  const std::vector<std::string> nearest = {"mlx5_5", "mlx5_4", "mlx5_7"};
+  const std::vector<RailCandidate> chosen = AutoRailEnds(ends, nearest);
   ASSERT_EQ(chosen.size(), 3u);
   EXPECT_EQ(chosen[0].name, "mlx5_0");
   EXPECT_EQ(chosen[1].name, "mlx5_4");
   EXPECT_EQ(chosen[2].name, "mlx5_5");
-  // Nothing marked nearest (software RDMA, tcp): the first end alone.
-  const std::vector<RailCandidate> unplaced = {{"rxe0", "Ethernet", 0, false},
-                                               {"rxe1", "Ethernet", 0, false}};
-  ASSERT_EQ(AutoRailEnds(unplaced).size(), 1u);
-  EXPECT_TRUE(AutoRailEnds(std::span<const RailCandidate>()).empty());
+  // Nothing near by topology (software RDMA, tcp): the first end alone.
+  const std::vector<RailCandidate> unplaced = {{"rxe0", "Ethernet", 0},
+                                               {"rxe1", "Ethernet", 0}};
+  ASSERT_EQ(AutoRailEnds(unplaced, {}).size(), 1u);
+  EXPECT_TRUE(AutoRailEnds(std::span<const RailCandidate>(), nearest).empty());
 }
 
 // One host's RDMA devices, as in the Soft-RoCE VM: each side configured

@@ -1,8 +1,5 @@
 #include "transport/verbs/verbs_transport.h"
 
-#include <sched.h>
-
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -63,14 +60,6 @@ double SignallingBytesPerSec(const ::xfer::verbs::PortInfo& port) {
   return port.LinkGbps() * 1e9 / 8;
 }
 
-// The NUMA node the calling thread runs on; -1 when the kernel says none.
-int64_t CurrentNumaNode() {
-  unsigned cpu = 0;
-  unsigned node = 0;
-  if (getcpu(&cpu, &node) != 0) return -1;
-  return node;
-}
-
 }  // namespace
 
 std::vector<RailCandidate> VerbsTransport::RailCandidates(const std::string& control_local) const {
@@ -90,12 +79,12 @@ std::vector<RailCandidate> VerbsTransport::RailCandidates(const std::string& con
     }
     ends.push_back({other.name, network, SignallingBytesPerSec(*port)});
   }
-  const std::vector<std::string> near = ::xfer::topology::RailNicsForNode(
-      ::xfer::topology::ReadNicMap(::xfer::topology::SysfsReader("/")), CurrentNumaNode());
-  for (RailCandidate& end : ends) {
-    end.nearest = std::find(near.begin(), near.end(), end.name) != near.end();
-  }
   return ends;
+}
+
+std::vector<std::string> VerbsTransport::NearestRailEnds(int64_t numa_node) const {
+  return ::xfer::topology::RailNicsForNode(
+      ::xfer::topology::ReadNicMap(::xfer::topology::SysfsReader("/")), numa_node);
 }
 
 Result<std::unique_ptr<Endpoint>> VerbsTransport::CreateEndpoint(EndpointSetup& setup) {

@@ -35,11 +35,13 @@ class VerbsTransport final : public Transport {
   // The configured device first, then every other device whose port of
   // the configured number is ACTIVE on the same link layer (an InfiniBand
   // HCA never pairs with a RoCE NIC: the link layer is the ends' network),
-  // in libibverbs' order; each with its port's signalling rate, and marked
-  // nearest where topology::RailNicsForNode names it for the NUMA node the
-  // calling thread runs on. None when the configured device cannot be
-  // opened.
+  // in libibverbs' order; each with its port's signalling rate. None when
+  // the configured device cannot be opened.
   std::vector<RailCandidate> RailCandidates(const std::string& control_local) const override;
+
+  // The devices topology::RailNicsForNode names for `numa_node`, read from
+  // this host's sysfs.
+  std::vector<std::string> NearestRailEnds(int64_t numa_node) const override;
 
   // Creates the endpoint's resources and runs the setup exchange with the
   // peer (setup_exchange.h). Errors: kInvalidArgument (bad setup), those of
