@@ -192,29 +192,9 @@ Status StripedEndpoint::PostLeg(Leg& leg, uint32_t rail, OpCode op,
   const bool held = RequestAccess::InFlight(parent);
   RequestAccess::Start(parent, 1);
   LegsOn(stream, rail).fetch_add(1, std::memory_order_relaxed);
-  Status posted;
-  for (;;) {
-    RequestAccess::Watch(leg.request, &leg);
-    transport::Endpoint& endpoint = *rails_[rail].endpoint;
-    posted = op == OpCode::kWrite ? endpoint.PostWrite(entries, leg.request, stream)
-                                  : endpoint.PostRead(entries, leg.request, stream);
-    if (posted.ok()) return posted;
-    RequestAccess::Unwatch(leg.request);
-    LegsOn(stream, rail).fetch_sub(1, std::memory_order_relaxed);
-    striper_.Completed(rail, bytes, {}, false);
-    if (!RailFailure(posted)) break;
-    // The rail refused the post as a dead link does: down, and the slice
-    // to another rail, on this thread (it is the caller's, which may post).
-    TakeDown(rail, posted);
-    const int next = striper_.Redeal(bytes, rail);
-    if (next < 0) {
-      posted = NoRailLeft(fmt::format("a {}-byte slice was refused", bytes));
-      break;
-    }
-    rail = static_cast<uint32_t>(next);
-    leg.rail = rail;
-    LegsOn(stream, rail).fetch_add(1, std::memory_order_relaxed);
-  }
+  const Status posted = PostOnRails(leg);
+  if (posted.ok()) return posted;
+  LegsOn(stream, leg.rail).fetch_sub(1, std::memory_order_relaxed);
   // Take the part back: a part of a held request, or the request's only
   // one (it is then untouched again).
   if (held) {
@@ -265,43 +245,52 @@ void StripedEndpoint::EndLeg(Leg& leg, const Status& status, size_t moved) {
 }
 
 void StripedEndpoint::Retry(Leg& leg, const Status& failure) {
-  Status last = failure;
-  for (;;) {
-    if (leg.retries >= max_retries_) {
-      EndLeg(leg, last.WithContext(fmt::format("a slice failed {} times", leg.retries + 1)), 0);
-      return;
-    }
-    const int next = striper_.Redeal(leg.bytes, leg.rail);
-    if (next < 0) {
-      EndLeg(leg, NoRailLeft(fmt::format("a {}-byte slice failed", leg.bytes)), 0);
-      return;
-    }
-    const auto rail = static_cast<uint32_t>(next);
-    ++leg.retries;
-    // Counted on the new rail before it leaves the old one, so that a
-    // notification of its stream never sees it nowhere.
-    LegsOn(leg.stream, rail).fetch_add(1, std::memory_order_relaxed);
-    LegsOn(leg.stream, leg.rail).fetch_sub(1, std::memory_order_acq_rel);
-    leg.rail = rail;
+  Status moved = MoveLeg(leg, failure);
+  while (moved.ok()) {
     // Its last completion let go of it a moment before publishing it done.
     while (RequestAccess::InFlight(leg.request)) std::this_thread::yield();
-    RequestAccess::Watch(leg.request, &leg);
-    transport::Endpoint& endpoint = *rails_[rail].endpoint;
-    Status posted = leg.op == OpCode::kWrite
-                        ? endpoint.PostWrite(leg.entries, leg.request, leg.stream)
-                        : endpoint.PostRead(leg.entries, leg.request, leg.stream);
+    const Status posted = PostOnRails(leg);
     if (posted.ok()) return;
-    RequestAccess::Unwatch(leg.request);
-    striper_.Completed(rail, leg.bytes, {}, false);
-    if (posted.code() == StatusCode::kResourceExhausted) {
-      // The rail's queue is full: it drains on its own; not its failure.
-      --leg.retries;
-      std::this_thread::yield();
-    } else {
-      TakeDown(rail, posted);
+    if (posted.code() != StatusCode::kResourceExhausted) {
+      moved = posted;
+      break;
     }
-    last = posted;
+    std::this_thread::yield();  // the rail's queue is full: it drains on its own
   }
+  EndLeg(leg, moved, 0);
+}
+
+Status StripedEndpoint::PostOnRails(Leg& leg) {
+  for (;;) {
+    RequestAccess::Watch(leg.request, &leg);
+    transport::Endpoint& endpoint = *rails_[leg.rail].endpoint;
+    const Status posted = leg.op == OpCode::kWrite
+                              ? endpoint.PostWrite(leg.entries, leg.request, leg.stream)
+                              : endpoint.PostRead(leg.entries, leg.request, leg.stream);
+    if (posted.ok()) return posted;
+    RequestAccess::Unwatch(leg.request);
+    striper_.Completed(leg.rail, leg.bytes, {}, false);
+    if (!RailFailure(posted)) return posted;
+    // The rail refused the post as a dead link does.
+    TakeDown(leg.rail, posted);
+    XFER_RETURN_IF_ERROR(MoveLeg(leg, posted));
+  }
+}
+
+Status StripedEndpoint::MoveLeg(Leg& leg, const Status& failure) {
+  if (leg.retries >= max_retries_) {
+    return failure.WithContext(fmt::format("a slice failed {} times", leg.retries + 1));
+  }
+  const int next = striper_.Redeal(leg.bytes, leg.rail);
+  if (next < 0) return NoRailLeft(fmt::format("a {}-byte slice failed", leg.bytes));
+  const auto rail = static_cast<uint32_t>(next);
+  ++leg.retries;
+  // Counted on the new rail before it leaves the old one, so that a
+  // notification of its stream never sees it nowhere.
+  LegsOn(leg.stream, rail).fetch_add(1, std::memory_order_relaxed);
+  LegsOn(leg.stream, leg.rail).fetch_sub(1, std::memory_order_acq_rel);
+  leg.rail = rail;
+  return Status::Ok();
 }
 
 void StripedEndpoint::TakeDown(uint32_t rail, const Status& failure) {

@@ -36,8 +36,8 @@
 // rail and why it went down. Notifications go on the first up rail (rail 0
 // while it is up), behind every leg of their stream on the other rails,
 // retried legs included. A failed rail stays down for the connection's
-// life (no reconnect yet). Not fenced yet: bytes a failed rail still
-// carried may land at the peer after their slice was dealt again.
+// life (no reconnect yet). Not fenced yet: bytes of a WRITE a failed rail
+// still carried may land at the peer after their slice was dealt again.
 //  - Prepared lists: nothing is prepared (a list's entries are dealt like
 //    any request's).
 //  - Revoke, polls, Close: every rail.
@@ -154,6 +154,15 @@ class StripedEndpoint final : public transport::Endpoint {
   void EndLeg(Leg& leg, const Status& status, size_t moved);
   // Deals a failed leg again (on the recovery thread), or ends it failed.
   void Retry(Leg& leg, const Status& failure);
+  // Posts `leg` (its op, entries and stream) on its rail; while a rail
+  // refuses it as a dead link does, takes that rail down and moves the leg
+  // on (MoveLeg). The leg stays counted on the rail it ends on. Errors: the
+  // post's, or MoveLeg's.
+  Status PostOnRails(Leg& leg);
+  // Moves a leg that `failure` ended on its rail to the up rail with the
+  // lowest score other than that one, at most max_retries times. Errors:
+  // `failure` once they are spent; kConnectionLost with no other rail up.
+  Status MoveLeg(Leg& leg, const Status& failure);
   // Takes `rail` down for `failure`, the first one kept.
   void TakeDown(uint32_t rail, const Status& failure);
   // kConnectionLost naming every rail and why it is down.
