@@ -1,12 +1,16 @@
 // A fault-injecting wrapper around a real transport's endpoint: a test
 // tool, as Mooncake TENT's, never a mock. Everything passes through to the
 // wrapped endpoint until the rail "is lost": after a set number of posts,
-// or when a test calls Lose() (a cable pulled while transfers run). From
-// then on the wrapped endpoint is closed -- which fails what it has in
-// flight, as a dead link does -- and every later post fails its request
-// with kConnectionLost, as a failed tcp socket or a verbs QP in error
-// does. A stalled rail instead swallows its posts and never completes them
-// (a silent failure no event announces) until it is closed.
+// or when a test calls Lose() (a cable pulled while transfers run). How:
+//  - kClose: the wrapped endpoint is closed, which fails what it has in
+//    flight, as a dead link does. Its peer's end may still land bytes it
+//    had received (the engine does not fence a failed rail yet,
+//    docs/rails.md), so a WRITE dealt again races them: use it under READs.
+//  - kRefuse: what is in flight completes; new posts fail.
+//  - kStall: new posts are swallowed and never complete until Close() (a
+//    silent failure no event announces).
+// Lost, every post fails its request with kConnectionLost (or, stalled,
+// keeps it), as a failed tcp socket or a verbs QP in error does.
 #ifndef XFER_TESTS_SUPPORT_FAULTY_ENDPOINT_H_
 #define XFER_TESTS_SUPPORT_FAULTY_ENDPOINT_H_
 
@@ -25,30 +29,24 @@ namespace xfer::testing {
 
 class FaultyEndpoint final : public transport::Endpoint {
  public:
+  enum class Loss { kClose, kRefuse, kStall };
   struct Faults {
     // The rail is lost at the post after this many (0: not by count).
     uint64_t lose_after_posts = 0;
-    // Lost, WRITE/READ posts are swallowed instead of failed: they never
-    // complete until Close() (a stalled rail).
-    bool stall = false;
+    Loss loss = Loss::kClose;
   };
 
   FaultyEndpoint(std::unique_ptr<transport::Endpoint> inner, Faults faults)
       : inner_(std::move(inner)), faults_(faults) {}
   ~FaultyEndpoint() override { Close(); }
 
-  // The peer's end of the same rail, closed first when the rail is lost:
-  // a link that dies with nothing of it still landing at the peer. (A real
-  // one may still land bytes it carried; the engine does not fence a failed
-  // rail yet, docs/rails.md.) Borrowed; outlives this wrapper's Lose().
-  void AlsoClose(transport::Endpoint* peer_end) { peer_end_ = peer_end; }
-
-  // Loses the rail now, as a link going down would.
+  // Loses the rail now, as a link going down would. Posts see the rail
+  // lost once the loss is complete (kClose: the wrapped endpoint closed).
   void Lose() {
-    if (lost_.exchange(true)) return;
-    if (faults_.stall) return;
-    if (peer_end_ != nullptr) peer_end_->Close();
-    inner_->Close();
+    std::lock_guard lock(lose_mu_);
+    if (lost_.load()) return;
+    if (faults_.loss == Loss::kClose) inner_->Close();
+    lost_.store(true);
   }
   bool lost() const { return lost_.load(); }
   uint64_t posts() const { return posts_.load(); }
@@ -103,7 +101,7 @@ class FaultyEndpoint final : public transport::Endpoint {
     if (faults_.lose_after_posts != 0 && n > faults_.lose_after_posts) Lose();
     if (!lost_.load()) return false;
     internal::RequestAccess::Start(request, 1);
-    if (faults_.stall) {
+    if (faults_.loss == Loss::kStall) {
       std::lock_guard lock(mu_);
       stalled_.push_back(&request);
     } else {
@@ -114,9 +112,9 @@ class FaultyEndpoint final : public transport::Endpoint {
 
   std::unique_ptr<transport::Endpoint> inner_;
   const Faults faults_;
-  transport::Endpoint* peer_end_ = nullptr;
   std::atomic<uint64_t> posts_{0};
   std::atomic<bool> lost_{false};
+  std::mutex lose_mu_;  // one Lose() at a time; the others wait for it
   std::mutex mu_;
   std::vector<TransferRequest*> stalled_;  // GUARDED_BY(mu_)
 };
