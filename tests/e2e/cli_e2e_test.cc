@@ -642,13 +642,16 @@ TEST(CliE2e, CtrlCEndsASweepBetweenSizesAndWritesTheFinishedOnes) {
   std::remove(json.c_str());
 }
 
-// Issue 43, item 6: Ctrl-C during the only size (here a 6 s -D run) stops
+// Issue 43, item 6: Ctrl-C during the only size (here a 30 s -D run) stops
 // the measurement at once, not at the size's end: exit 130, one line on
 // stderr, the JSON closed as interrupted with the dropped size not in it.
+// "At once" is bounded at 10 s, far below the 29 s the size had left: an
+// idle host takes about 0.2 s, and CI runs four tests on two cores beside
+// it (it once took 2.5 s there, which a tighter bound failed on).
 TEST(CliE2e, CtrlCDuringTheOnlySizeStopsItAtOnce) {
   const std::string json = ::testing::TempDir() + "/interrupted-duration.json";
   for (const std::vector<std::string>& test :
-       {std::vector<std::string>{"write_bw", "-D", "6"},
+       {std::vector<std::string>{"write_bw", "-D", "30"},
         std::vector<std::string>{"write_lat", "-n", "100000000"}}) {
     Process run(With(test, {"--loopback", "--transport", "shm", "--json", json}));
     const auto deadline = std::chrono::steady_clock::now() + 30s;
@@ -662,7 +665,7 @@ TEST(CliE2e, CtrlCDuringTheOnlySizeStopsItAtOnce) {
     ASSERT_EQ(kill(-run.pid(), SIGINT), 0);
     const auto interrupted_at = std::chrono::steady_clock::now();
     const ProcessResult result = run.Wait(30s);
-    EXPECT_LT(std::chrono::steady_clock::now() - interrupted_at, 2s) << test[0];
+    EXPECT_LT(std::chrono::steady_clock::now() - interrupted_at, 10s) << test[0];
     EXPECT_EQ(result.exit_code, 128 + SIGINT) << result.err;
     EXPECT_NE(result.err.find("interrupted by SIGINT after 0 of 1 size; size "),
               std::string::npos)
