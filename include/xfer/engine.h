@@ -91,6 +91,16 @@ struct EngineOptions {
   // transfer, a peer acknowledgement). A peer silent for longer is declared
   // dead and its requests fail with kConnectionLost or kTimeout.
   std::chrono::milliseconds io_timeout{10000};
+  // Failover over a connection's rails (ConnectOptions::rails,
+  // docs/rails.md). A rail with slices in flight and none completed for
+  // longer than `slice_timeout` has failed silently (a dead link that
+  // neither delivers nor errs): it is taken down and its slices dealt again
+  // on the others. Zero: half of io_timeout, so that a silent rail is left
+  // before its transport would give up on the peer. Negative is refused.
+  std::chrono::milliseconds slice_timeout{0};
+  // How many times one failed slice is dealt again, each time to another
+  // rail than the one that just failed it (Mooncake TENT's 8).
+  uint32_t slice_retries = 8;
   // Settings per transport, by transport name (see TransportOptions).
   // Engine::Create fails with kInvalidArgument, naming the problem, on
   // settings for a transport this build lacks, a key the transport does not

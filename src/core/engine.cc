@@ -95,6 +95,11 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (options.connect_timeout.count() <= 0 || options.io_timeout.count() <= 0) {
     return InvalidArgument("timeouts must be positive");
   }
+  if (options.slice_timeout.count() < 0) {
+    return InvalidArgument(fmt::format("EngineOptions::slice_timeout is {} ms; give 0 (half of "
+                                       "io_timeout) or more",
+                                       options.slice_timeout.count()));
+  }
   std::optional<core::SharedSecret> secret;
   if (!options.secret.empty()) {
     auto created = core::SharedSecret::Create(options.secret);

@@ -20,7 +20,6 @@ namespace {
 // How often the accept loop wakes to notice the engine is stopping.
 constexpr auto kAcceptPoll = std::chrono::milliseconds(100);
 
-
 std::span<const uint8_t> BytesOf(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
 }
@@ -32,6 +31,15 @@ EngineOptions WithoutSecret(EngineOptions options) {
 
 Access Intersect(Access a, Access b) {
   return static_cast<Access>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
+}
+
+// What EngineOptions says of failover, as striped connections take it.
+StripedEndpoint::Options FailoverOptions(const EngineOptions& options) {
+  StripedEndpoint::Options failover;
+  failover.max_retries = options.slice_retries;
+  failover.slice_timeout =
+      options.slice_timeout.count() > 0 ? options.slice_timeout : options.io_timeout / 2;
+  return failover;
 }
 
 }  // namespace
@@ -77,6 +85,7 @@ ConnectContext EngineImpl::Context() {
                         *devices_,
                         options_.connect_timeout,
                         options_.io_timeout,
+                        FailoverOptions(options_),
                         secret_ ? &*secret_ : nullptr,
                         options_.device_path,
                         inbox_};

@@ -110,8 +110,7 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
     out.endpoint = std::move(rails[0].endpoint);
     return out;
   }
-  auto striped = std::make_unique<StripedEndpoint>(std::move(rails), streams,
-                                                   StripedEndpoint::Options{});
+  auto striped = std::make_unique<StripedEndpoint>(std::move(rails), streams, ctx.failover);
   out.striped = striped.get();
   out.endpoint = std::move(striped);
   return out;

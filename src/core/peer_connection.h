@@ -33,6 +33,7 @@ struct ConnectContext {
   cuda::DeviceRuntime& devices;
   std::chrono::milliseconds connect_timeout;
   std::chrono::milliseconds io_timeout;
+  StripedEndpoint::Options failover;  // how striped connections recover
   const SharedSecret* secret;  // null: peers are not authenticated
   DevicePath device_path;
   NotificationInbox& inbox;  // where the connection's notifications go

@@ -64,6 +64,8 @@ StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams, Opti
           options.striper),
       legs_(std::make_unique<Leg[]>(kLegs)),
       max_retries_(options.max_retries),
+      slice_timeout_(options.slice_timeout),
+      watchdog_(rails_.size()),
       legs_on_(std::make_unique<std::atomic<uint32_t>[]>(size_t{streams} *
                                                          RailStriper::kMaxRails)),
       failures_(rails_.size()) {
@@ -87,6 +89,7 @@ Status StripedEndpoint::Stripe(OpCode op, std::span<const TransferEntry> entries
                                TransferRequest& request, uint32_t stream) {
   const uint64_t bytes = TotalBytes(entries);
   if (!striper_.AnyUp()) return NoRailLeft("no rail is up");
+  if (!watching_.load(std::memory_order_relaxed)) StartWatching();
   if (striper_.Direct(bytes)) {
     // A few bytes on rail 0, which carries the notifications: no leg, and
     // nothing for a notification to wait for on another rail.
@@ -211,7 +214,9 @@ void StripedEndpoint::Leg::Finished() { owner->LegFinished(*this); }
 void StripedEndpoint::LegFinished(Leg& leg) {
   const Status status = RequestAccess::PartsStatus(leg.request);
   const size_t moved = RequestAccess::PartsBytes(leg.request);
-  striper_.Completed(leg.rail, leg.bytes, RailStriper::Clock::now(), status.ok());
+  const RailStriper::Clock::time_point now = RailStriper::Clock::now();
+  striper_.Completed(leg.rail, leg.bytes, now, status.ok());
+  watchdog_.Finished(leg.rail, static_cast<uint64_t>(now.time_since_epoch().count()));
   if (!status.ok() && RailFailure(status)) {
     TakeDown(leg.rail, status);
     // Dealt again on the recovery thread: a transport's completion thread
@@ -264,10 +269,12 @@ Status StripedEndpoint::PostOnRails(Leg& leg) {
   for (;;) {
     RequestAccess::Watch(leg.request, &leg);
     transport::Endpoint& endpoint = *rails_[leg.rail].endpoint;
+    watchdog_.Posted(leg.rail);
     const Status posted = leg.op == OpCode::kWrite
                               ? endpoint.PostWrite(leg.entries, leg.request, leg.stream)
                               : endpoint.PostRead(leg.entries, leg.request, leg.stream);
     if (posted.ok()) return posted;
+    watchdog_.Unposted(leg.rail);
     RequestAccess::Unwatch(leg.request);
     striper_.Completed(leg.rail, leg.bytes, {}, false);
     if (!RailFailure(posted)) return posted;
@@ -341,6 +348,34 @@ Status StripedEndpoint::StartWorker() {
   return Status::Ok();
 }
 
+void StripedEndpoint::StartWatching() {
+  if (slice_timeout_.count() <= 0) {
+    watching_.store(true, std::memory_order_relaxed);  // nothing to watch
+    return;
+  }
+  std::lock_guard lock(notify_mu_);
+  if (closed_) return;
+  // A thread that cannot start now is tried again at the next post.
+  if (StartWorker().ok()) watching_.store(true, std::memory_order_relaxed);
+}
+
+void StripedEndpoint::LeaveSilentRails() {
+  if (slice_timeout_.count() <= 0) return;
+  const uint64_t timeout_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(slice_timeout_).count());
+  const uint64_t now = RailWatchdog::Now();
+  for (uint32_t rail = 0; rail < rails_.size(); ++rail) {
+    if (!striper_.Up(rail) || !watchdog_.Silent(rail, now, timeout_ns)) continue;
+    TakeDown(rail, Timeout(fmt::format(
+                       "silent: slices in flight and none completed for {} ms (the slice "
+                       "timeout is {} ms)",
+                       watchdog_.SilentFor(rail, now) / 1'000'000, slice_timeout_.count())));
+    // Fails what it has in flight, on this thread: each failed slice
+    // queues itself for this thread to deal again.
+    rails_[rail].endpoint->Close();
+  }
+}
+
 Status StripedEndpoint::PostNotify(std::span<const uint8_t> message, TransferRequest& request,
                                    uint32_t stream) {
   std::unique_lock lock(notify_mu_);
@@ -363,8 +398,15 @@ Status StripedEndpoint::PostNotify(std::span<const uint8_t> message, TransferReq
 }
 
 void StripedEndpoint::WorkerLoop() {
+  // How often silent rails are looked for: a quarter of the timeout, so
+  // that one is left within 1.25 of it, and within 100 ms of it at most.
+  const auto period = std::clamp<std::chrono::milliseconds>(
+      slice_timeout_ / 4, std::chrono::milliseconds(1), std::chrono::milliseconds(100));
   std::unique_lock lock(notify_mu_);
   while (!closed_) {
+    lock.unlock();
+    LeaveSilentRails();
+    lock.lock();
     while (!failed_.empty() && !closed_) {
       auto [leg, failure] = std::move(failed_.front());
       failed_.pop_front();
@@ -374,7 +416,12 @@ void StripedEndpoint::WorkerLoop() {
     }
     PostDrained(lock);
     if (closed_) break;
-    if (failed_.empty()) notify_cv_.wait(lock);
+    if (!failed_.empty()) continue;
+    if (slice_timeout_.count() > 0) {
+      notify_cv_.wait_for(lock, period);
+    } else {
+      notify_cv_.wait(lock);
+    }
   }
 }
 

@@ -36,7 +36,15 @@
 // rail and why it went down. Notifications go on the first up rail (rail 0
 // while it is up), behind every leg of their stream on the other rails,
 // retried legs included. A failed rail stays down for the connection's
-// life (no reconnect yet). Not fenced yet: bytes of a WRITE a failed rail
+// life (no reconnect yet).
+// A rail that fails silently -- a dead link that neither completes nor
+// fails what was posted to it -- is found by the recovery thread, which
+// looks every Options::slice_timeout / 4 (at most 100 ms) for a rail with
+// slices in flight and none completed within slice_timeout (RailWatchdog):
+// it is taken down with kTimeout and its endpoint closed, which fails its
+// slices in flight, and they are dealt again as above. (Requests posted
+// Direct on rail 0 are not watched: their transport's io_timeout bounds
+// them.) Not fenced yet: bytes of a WRITE a failed rail
 // still carried may land at the peer after their slice was dealt again.
 //  - Prepared lists: nothing is prepared (a list's entries are dealt like
 //    any request's).
@@ -49,6 +57,7 @@
 #define XFER_CORE_STRIPED_ENDPOINT_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -62,6 +71,7 @@
 
 #include "common/request_access.h"
 #include "core/rail_striper.h"
+#include "core/rail_watchdog.h"
 #include "transport/transport.h"
 
 namespace xfer::core {
@@ -82,6 +92,9 @@ class StripedEndpoint final : public transport::Endpoint {
     // How many times one slice is dealt again after failing (Mooncake
     // TENT's 8): each time to another rail than the one that just failed it.
     uint32_t max_retries = 8;
+    // A rail with slices in flight and none completed for longer is taken
+    // down as silently failed; 0: not watched.
+    std::chrono::milliseconds slice_timeout{0};
   };
 
   // `rails`: at least two, of one connection, each set up with `streams`.
@@ -176,8 +189,16 @@ class StripedEndpoint final : public transport::Endpoint {
   // The rail notifications go on: rail 0 while up, else the first up one;
   // -1 when none is.
   int NotifyRail() const;
-  // Starts the recovery thread if it is not running. REQUIRES: mu_ held.
+  // Starts the recovery thread if it is not running. REQUIRES: notify_mu_
+  // held.
   Status StartWorker();
+  // Starts the recovery thread, which watches for silent rails, before the
+  // first slice is posted; a failure to start it leaves them unwatched.
+  void StartWatching();
+  // Takes down every up rail the watchdog finds silent and closes its
+  // endpoint, which fails its slices in flight (and so deals them again).
+  // Called on the recovery thread without notify_mu_.
+  void LeaveSilentRails();
   void WorkerLoop();
   // Posts the deferred notifications whose streams have drained, in
   // order. REQUIRES: notify_mu_ held (it is released around the posts).
@@ -188,6 +209,9 @@ class StripedEndpoint final : public transport::Endpoint {
   std::unique_ptr<Leg[]> legs_;
   std::atomic<size_t> next_leg_{0};  // where the next claim starts looking
   const uint32_t max_retries_;
+  const std::chrono::milliseconds slice_timeout_;
+  RailWatchdog watchdog_;
+  std::atomic<bool> watching_{false};  // the recovery thread runs
   std::unique_ptr<std::atomic<uint32_t>[]> legs_on_;  // [stream][rail]
 
   mutable std::mutex failures_mu_;

@@ -33,7 +33,8 @@ constexpr size_t kRequest = size_t{8} << 20;  // 32 slices: both rails get some
 class FailoverTest : public ::testing::Test {
  protected:
   // Two tcp rails, rail `faulty` of the initiator's behind the wrapper.
-  void Connect(uint32_t faulty, FaultyEndpoint::Faults faults) {
+  void Connect(uint32_t faulty, FaultyEndpoint::Faults faults,
+               StripedEndpoint::Options options = {}) {
     local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
     remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
     auto transports = xfer::testing::CreateTransportPair("tcp");
@@ -47,7 +48,7 @@ class FailoverTest : public ::testing::Test {
         std::make_unique<FaultyEndpoint>(std::move(pair_.initiator_rails[faulty]), faults);
     faulty_ = wrapped.get();
     pair_.initiator_rails[faulty] = std::move(wrapped);
-    pair_.initiator = xfer::testing::Striped(std::move(pair_.initiator_rails), 2);
+    pair_.initiator = xfer::testing::Striped(std::move(pair_.initiator_rails), 2, options);
     pair_.target = xfer::testing::Striped(std::move(pair_.target_rails), 2);
   }
   StripedEndpoint& striped() { return static_cast<StripedEndpoint&>(*pair_.initiator); }
@@ -113,6 +114,65 @@ TEST_F(FailoverTest, RequestsInFlightOnALostRailAreDealtAgainAndCompleteWhole) {
   }
   EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(local_), kRegion, 9), kRegion);
   EXPECT_FALSE(striped().Stats(1).up);
+}
+
+// A rail that fails silently -- it takes posts and never completes or fails
+// them, as a link that drops every frame does -- is found by the slice
+// timeout: taken down with kTimeout, its slices in flight dealt again, and
+// every request completes whole, within the timeout and a little.
+TEST_F(FailoverTest, ASilentRailIsLeftAfterTheSliceTimeoutAndItsSlicesDealtAgain) {
+  StripedEndpoint::Options options;
+  options.slice_timeout = 300ms;
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {.loss = FaultyEndpoint::Loss::kStall}, options));
+  xfer::testing::FillPattern(Bytes(remote_), kRegion, 11);
+  std::memset(Bytes(local_), 0, kRegion);
+  std::vector<TransferRequest> requests(kRegion / kRequest);
+  std::vector<TransferEntry> entries;
+  for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));
+  // The first request goes through whole: both rails carry and are fast.
+  ASSERT_TRUE(pair_.initiator->PostRead({&entries[0], 1}, requests[0], 0).ok());
+  ASSERT_TRUE(requests[0].Wait(10s).ok()) << requests[0].Test().ToString();
+  faulty_->Lose();
+  const auto lost_at = std::chrono::steady_clock::now();
+  for (size_t i = 1; i < requests.size(); ++i) {
+    ASSERT_TRUE(pair_.initiator->PostRead({&entries[i], 1}, requests[i], 0).ok());
+  }
+  for (size_t i = 1; i < requests.size(); ++i) {
+    ASSERT_TRUE(requests[i].Wait(10s).ok()) << i << ": " << requests[i].Test().ToString();
+    EXPECT_EQ(requests[i].bytes(), kRequest) << i;
+  }
+  const auto recovered = std::chrono::steady_clock::now() - lost_at;
+  EXPECT_GE(recovered, 300ms);  // nothing told of the loss but the silence
+  EXPECT_LT(recovered, 3s);
+  EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(local_), kRegion, 11), kRegion);
+  EXPECT_FALSE(striped().Stats(1).up);
+  EXPECT_TRUE(striped().Stats(0).up);
+  EXPECT_EQ(striped().Failure(1).rfind("timeout: silent: slices in flight and none completed for",
+                                       0),
+            0u)
+      << striped().Failure(1);
+}
+
+// A deep queue is not silence: slices queue on a healthy rail and complete,
+// each within the timeout of the one before, though the last waits longer.
+TEST_F(FailoverTest, ADeepQueueOnAHealthyRailIsNotTakenForSilent) {
+  StripedEndpoint::Options options;
+  options.slice_timeout = 200ms;
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {}, options));
+  xfer::testing::FillPattern(Bytes(local_), kRegion, 12);
+  for (int round = 0; round < 8; ++round) {
+    std::vector<TransferRequest> requests(kRegion / kRequest);
+    std::vector<TransferEntry> entries;
+    for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));
+    for (size_t i = 0; i < requests.size(); ++i) {
+      ASSERT_TRUE(pair_.initiator->PostWrite({&entries[i], 1}, requests[i], 0).ok());
+    }
+    for (TransferRequest& request : requests) {
+      ASSERT_TRUE(request.Wait(10s).ok()) << request.Test().ToString();
+    }
+  }
+  EXPECT_TRUE(striped().Stats(0).up) << striped().Failure(0);
+  EXPECT_TRUE(striped().Stats(1).up) << striped().Failure(1);
 }
 
 // Rail 0 carries the notifications: lost, they go on rail 1, still behind

@@ -30,11 +30,11 @@ struct RailCase {
 };
 
 inline std::unique_ptr<transport::Endpoint> Striped(
-    std::vector<std::unique_ptr<transport::Endpoint>> endpoints, uint32_t streams) {
+    std::vector<std::unique_ptr<transport::Endpoint>> endpoints, uint32_t streams,
+    core::StripedEndpoint::Options options = {}) {
   std::vector<core::StripedEndpoint::Rail> rails;
   for (auto& endpoint : endpoints) rails.push_back({std::move(endpoint), 0});
-  return std::make_unique<core::StripedEndpoint>(std::move(rails), streams,
-                                                 core::StripedEndpoint::Options{});
+  return std::make_unique<core::StripedEndpoint>(std::move(rails), streams, options);
 }
 
 // ConnectPair over `rails` rails: pair.initiator and pair.target are then
