@@ -43,10 +43,11 @@ Result<std::unique_ptr<transport::Endpoint>> SetUpEndpoint(
     Socket& control, const PeerIdentity& peer, const transport::RemoteMemory& remote,
     std::vector<transport::LocalRegionView> announced, const ConnectionMemory& memory,
     transport::NotificationSink& notifications, Deadline deadline, const std::string& local_rail,
-    const std::string& remote_rail) {
+    const std::string& remote_rail, bool one_of_several) {
   transport::EndpointSetup setup;
   setup.local_rail = local_rail;
   setup.remote_rail = remote_rail;
+  setup.fail_on_link_down = one_of_several;
   setup.initiator = initiator;
   setup.streams = streams;
   setup.control = &control;
@@ -90,7 +91,7 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
   RailedEndpoint out;
   if (pairs.empty()) {
     auto endpoint = SetUpEndpoint(ctx, transport, initiator, streams, control, peer, remote,
-                                  announced, memory, notifications, deadline, "", "");
+                                  announced, memory, notifications, deadline, "", "", false);
     if (!endpoint.ok()) return endpoint.status();
     out.endpoint = std::move(endpoint.value());
     out.rails.push_back({control.LocalHost(), control.PeerHost(), 0, 0, 0, true, {}});
@@ -101,7 +102,8 @@ Result<RailedEndpoint> SetUpRails(const ConnectContext& ctx, transport::Transpor
     const std::string& local = initiator ? pair.initiator : pair.acceptor;
     const std::string& far = initiator ? pair.acceptor : pair.initiator;
     auto endpoint = SetUpEndpoint(ctx, transport, initiator, streams, control, peer, remote,
-                                  announced, memory, notifications, deadline, local, far);
+                                  announced, memory, notifications, deadline, local, far,
+                                  pairs.size() > 1);
     if (!endpoint.ok()) return endpoint.status();
     rails.push_back({std::move(endpoint.value()), pair.bytes_per_sec});
     out.rails.push_back({local, far, 0, 0, 0, true, {}});

@@ -117,6 +117,12 @@ struct EndpointSetup {
   // rails.
   std::string local_rail;
   std::string remote_rail;
+  // One rail among several, whose work the engine moves to the others when
+  // it fails: fail the endpoint (kConnectionLost) as soon as the host
+  // announces its link down (tcp: netlink), rather than when the silence
+  // runs out. False for a connection's only path, which a short flap that
+  // tcp rides out must not end.
+  bool fail_on_link_down = false;
 };
 
 // One end a rail can have on this host (Transport::RailCandidates).

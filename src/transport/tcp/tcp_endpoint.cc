@@ -151,9 +151,22 @@ Status TcpEndpoint::Revoke(const LocalRegionView& /*region*/, Deadline deadline)
   return responder_.Fence(deadline);
 }
 
+void TcpEndpoint::FailOnLinkDown(std::shared_ptr<LinkWatch> watch, int ifindex) {
+  std::lock_guard lock(close_mu_);
+  if (joined_) return;
+  link_watch_ = std::move(watch);
+  link_down_ = link_watch_->Watch(ifindex, [this](std::string_view interface,
+                                                  std::string_view state) {
+    connection_.Fail(ConnectionLost(
+        fmt::format("tcp: the link under this rail, {}, is {} (the kernel announced it)",
+                    interface, state)));
+  });
+}
+
 void TcpEndpoint::Close() {
   std::lock_guard lock(close_mu_);
   if (joined_) return;
+  link_down_.Reset();  // no announcement reaches a closing connection
   connection_.Fail(ConnectionLost("tcp endpoint closed locally"));
   completer_.Join();
   responder_.Join();

@@ -22,11 +22,13 @@
 #ifndef XFER_TRANSPORT_TCP_TCP_ENDPOINT_H_
 #define XFER_TRANSPORT_TCP_TCP_ENDPOINT_H_
 
+#include <memory>
 #include <mutex>
 #include <span>
 
 #include "transport/tcp/completer.h"
 #include "transport/tcp/connection.h"
+#include "transport/tcp/link_watch.h"
 #include "transport/tcp/responder.h"
 #include "transport/tcp/stream_setup.h"
 #include "transport/transport.h"
@@ -81,6 +83,11 @@ class TcpEndpoint final : public Endpoint {
   // REQUIRES: not called from inside a completion (there are no callbacks).
   void Close() override;
 
+  // Fails the connection (kConnectionLost naming the link) once `watch`
+  // announces interface `ifindex` down: for a rail among others, whose
+  // work the engine then moves at once (EndpointSetup::fail_on_link_down).
+  void FailOnLinkDown(std::shared_ptr<LinkWatch> watch, int ifindex);
+
  private:
   Status PostOneSided(FrameType type, std::span<const TransferEntry> entries,
                       TransferRequest& request, uint32_t stream);
@@ -94,6 +101,10 @@ class TcpEndpoint final : public Endpoint {
   Responder responder_;
   std::mutex close_mu_;  // serialises Close()
   bool joined_ = false;  // GUARDED_BY(close_mu_)
+  // Kept alive by the endpoint while it watches (declared before the
+  // subscription, which must end first).
+  std::shared_ptr<LinkWatch> link_watch_;
+  LinkWatch::Subscription link_down_;  // GUARDED_BY(close_mu_)
 };
 
 }  // namespace xfer::transport::tcp

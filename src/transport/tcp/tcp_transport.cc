@@ -52,7 +52,25 @@ Result<std::unique_ptr<Endpoint>> TcpTransport::CreateEndpoint(EndpointSetup& se
   }
   auto sockets = EstablishStreams(setup, options_.streams);
   if (!sockets.ok()) return sockets.status();
-  return std::unique_ptr<Endpoint>(std::make_unique<TcpEndpoint>(std::move(*sockets), setup));
+  const std::string local = sockets->outgoing.front().LocalHost();
+  auto endpoint = std::make_unique<TcpEndpoint>(std::move(*sockets), setup);
+  if (setup.fail_on_link_down) {
+    const int ifindex = InterfaceIndexOf(local);
+    if (auto watch = SharedLinkWatch(); watch != nullptr && ifindex != 0) {
+      endpoint->FailOnLinkDown(std::move(watch), ifindex);
+    }
+  }
+  return std::unique_ptr<Endpoint>(std::move(endpoint));
+}
+
+std::shared_ptr<LinkWatch> TcpTransport::SharedLinkWatch() {
+  std::lock_guard lock(link_watch_mu_);
+  if (!link_watch_tried_) {
+    link_watch_tried_ = true;
+    // A host (or sandbox) without netlink keeps the slice timeout alone.
+    if (auto started = LinkWatch::Start(); started.ok()) link_watch_ = std::move(*started);
+  }
+  return link_watch_;
 }
 
 }  // namespace xfer::transport::tcp

@@ -5,8 +5,10 @@
 #define XFER_TRANSPORT_TCP_TCP_TRANSPORT_H_
 
 #include <memory>
+#include <mutex>
 #include <string_view>
 
+#include "transport/tcp/link_watch.h"
 #include "transport/tcp/stream_setup.h"
 #include "transport/transport.h"
 #include "transport/transport_registry.h"
@@ -20,7 +22,8 @@ struct TcpOptions {
   StreamOptions streams;
 };
 
-// Stateless apart from its options; thread-safe.
+// Its options, and the link watch its rails share (started by the first
+// endpoint that asks for it); thread-safe.
 class TcpTransport final : public Transport {
  public:
   TcpTransport();
@@ -35,11 +38,20 @@ class TcpTransport final : public Transport {
   std::vector<RailCandidate> RailCandidates(const std::string& control_local) const override;
 
   // Opens setup.streams socket pairs (stream_setup.h) and starts the
-  // endpoint's threads. Errors: as EstablishStreams.
+  // endpoint's threads; with setup.fail_on_link_down, the endpoint fails
+  // when the kernel announces its interface down (link_watch.h; without a
+  // watch -- no netlink here -- it does not, and the engine's slice
+  // timeout is what finds the dead link). Errors: as EstablishStreams.
   Result<std::unique_ptr<Endpoint>> CreateEndpoint(EndpointSetup& setup) override;
 
  private:
+  // The shared watch, started on first use; null when it cannot start.
+  std::shared_ptr<LinkWatch> SharedLinkWatch();
+
   TcpOptions options_;
+  std::mutex link_watch_mu_;
+  std::shared_ptr<LinkWatch> link_watch_;  // GUARDED_BY(link_watch_mu_)
+  bool link_watch_tried_ = false;          // GUARDED_BY(link_watch_mu_)
 };
 
 }  // namespace xfer::transport::tcp

@@ -6,17 +6,21 @@ Python API as a KV-cache mover uses it.
       {"listen": ..., "region": ADDRESS}; stays until stdin closes.
 
   failover_peer.py initiator --connect HOST:PORT --region ADDRESS --size BYTES
-                   --baseline S --before S --after S --down CMD [--io-timeout S]
+                   --baseline S --before S --after S --faults JSON [--io-timeout S]
       1. Over rail 0 alone (rails=1) for --baseline seconds: what one rail
          carries.
-      2. Over two rails (rails=2) for --before seconds, then runs CMD (the
-         shell command that downs rail 1's link), then --after seconds more.
+      2. For each fault of --faults (a list of {"name", "cmd", "restore"}):
+         over two rails (rails=2, a new connection) for --before seconds,
+         then runs `cmd` (a shell command that breaks rail 1) a moment into
+         a step, then --after seconds more, then disconnects and runs
+         `restore`.
       Each step WRITEs BYTES of fresh random bytes and READs them back into
       a second buffer, and compares: every byte is verified, every request
-      must succeed. Prints one JSON object: the rates (GB/s of bytes moved,
-      WRITE and READ), when the link went down, how long the request in
-      flight then took to complete (the recovery), the rails' state from
-      PeerInfo, and any failure or mismatch.
+      must succeed. Each phase uses its own part of the target's region.
+      Prints one JSON object: the rates (GB/s of bytes moved, WRITE and
+      READ), and per fault how long the step in flight at the fault took
+      to complete after it (the recovery), the survivor's rate after, the
+      rails' state from PeerInfo, and any failure or mismatch.
 """
 
 import argparse
@@ -33,7 +37,7 @@ import xfer
 def serve(args):
     engine = xfer.Engine(name="target", listen=args.listen, transports=["tcp"],
                          io_timeout=args.io_timeout)
-    region = engine.allocate(args.size)
+    region = engine.allocate(args.size * args.phases)
     print(json.dumps({"listen": engine.listen_address, "region": region.address}), flush=True)
     sys.stdin.read()  # until the driver closes it
     engine.close()
@@ -85,11 +89,48 @@ class Stream:
         return 2 * self.size * len(steps) / (steps[-1][1] - steps[0][0]) / 1e9
 
 
+def run_fault(engine, args, fault, region):
+    """One connection over two rails, broken by `fault` mid-stream."""
+    result = {"name": fault["name"]}
+    peer = engine.connect(args.connect, transport="tcp", rails=2)
+    result["rails"] = [f"{r.local}->{r.remote}" for r in engine.peer_info(peer).rails]
+    stream = Stream(engine, peer, region, args.size)
+    start = time.monotonic()
+    stream.run_for(args.before)
+    result["two_rails_gb_per_s"] = stream.rate(start, time.monotonic())
+    broken = {}
+
+    def break_rail():  # a moment into the next step, which is then in flight
+        time.sleep(0.01)
+        broken["at"] = time.monotonic()
+        broken["rc"] = subprocess.run(fault["cmd"], shell=True).returncode
+
+    breaker = threading.Thread(target=break_rail)
+    breaker.start()
+    stream.run_for(args.after)
+    breaker.join()
+    result["cmd_rc"] = broken["rc"]
+    after = [(s, e) for s, e in stream.steps if e > broken["at"]]
+    if after:
+        # The step in flight at the fault ends once its slices on the lost
+        # rail are dealt again: the recovery.
+        result["recovery_ms"] = (after[0][1] - broken["at"]) * 1e3
+        result["survivor_gb_per_s"] = stream.rate(after[0][1], time.monotonic())
+    result["steps"] = len(stream.steps)
+    result["errors"] = stream.errors
+    result["rail_state"] = [{"up": r.up, "failure": r.failure, "bytes": r.bytes}
+                            for r in engine.peer_info(peer).rails]
+    engine.disconnect(peer)
+    if fault.get("restore"):
+        result["restore_rc"] = subprocess.run(fault["restore"], shell=True).returncode
+    return result
+
+
 def initiate(args):
-    result = {"errors": []}
+    faults = json.loads(args.faults)
+    result = {"errors": [], "faults": []}
     engine = xfer.Engine(name="initiator", listen="", transports=["tcp"],
                          io_timeout=args.io_timeout)
-
     # 1. What rail 0 carries alone.
     peer = engine.connect(args.connect, transport="tcp", rails=1)
     alone = Stream(engine, peer, args.region, args.size)
@@ -98,42 +139,12 @@ def initiate(args):
     result["one_rail_gb_per_s"] = alone.rate(start, time.monotonic())
     result["errors"] += alone.errors
     engine.disconnect(peer)
-
-    # 2. Two rails; rail 1's link goes down mid-stream.
-    peer = engine.connect(args.connect, transport="tcp", rails=2)
-    result["rails"] = [f"{r.local}->{r.remote}" for r in engine.peer_info(peer).rails]
-    stream = Stream(engine, peer, args.region, args.size)
-    start = time.monotonic()
-    stream.run_for(args.before)
-    result["two_rails_gb_per_s"] = stream.rate(start, time.monotonic())
-    # The link goes down while a step is in flight: from another thread,
-    # a moment into the next step.
-    down = {}
-
-    def pull_cable():
-        time.sleep(0.01)
-        down["at"] = time.monotonic()
-        down["rc"] = subprocess.run(args.down, shell=True).returncode
-
-    puller = threading.Thread(target=pull_cable)
-    puller.start()
-    stream.run_for(args.after)
-    puller.join()
-    result["down_rc"] = down["rc"]
-    after = [(s, e) for s, e in stream.steps if e > down["at"]]
-    if after:
-        # The step in flight when the link went down ends once its slices
-        # on the lost rail are dealt again: the recovery.
-        result["recovery_ms"] = (after[0][1] - down["at"]) * 1e3
-        # The survivor's rate, from the first step that began after the
-        # recovery to the end.
-        settled = after[0][1]
-        result["survivor_gb_per_s"] = stream.rate(settled, time.monotonic())
-    result["steps"] = len(stream.steps)
-    result["errors"] += stream.errors
-    info = engine.peer_info(peer)
-    result["rail_state"] = [{"up": r.up, "failure": r.failure, "bytes": r.bytes}
-                            for r in info.rails]
+    # 2. Each fault on its own connection and its own part of the region,
+    # so that nothing a broken rail still delivers late lands in another's.
+    for i, fault in enumerate(faults):
+        outcome = run_fault(engine, args, fault, args.region + (i + 1) * args.size)
+        result["errors"] += [f"{fault['name']}: {e}" for e in outcome["errors"]]
+        result["faults"].append(outcome)
     engine.close()
     print(json.dumps(result), flush=True)
     return 0 if not result["errors"] else 1
@@ -149,7 +160,10 @@ def main():
     parser.add_argument("--baseline", type=float, default=2.0)
     parser.add_argument("--before", type=float, default=2.0)
     parser.add_argument("--after", type=float, default=4.0)
-    parser.add_argument("--down", help="shell command that takes rail 1's link down")
+    parser.add_argument("--faults", default="[]",
+                        help='JSON list of {"name", "cmd", "restore"} breaking rail 1')
+    parser.add_argument("--phases", type=int, default=1,
+                        help="target: parts of SIZE bytes to serve, one per phase")
     parser.add_argument("--io-timeout", type=float, default=2.0,
                         help="seconds; the slice timeout is half of it")
     args = parser.parse_args()
