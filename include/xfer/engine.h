@@ -158,6 +158,14 @@ struct ConnectOptions {
   std::vector<std::string> rail_ends{};
 };
 
+// A change of a rail's state, as the engine recorded it when it happened
+// (RailInfo::events): the record that failover's recovery is measured by.
+struct RailEvent {
+  std::chrono::system_clock::time_point at{};
+  bool up = false;     // the state it changed to
+  std::string reason;  // down: the failure that took it down
+};
+
 // One rail of a connection, and what it has carried (PeerInfo::rails).
 struct RailInfo {
   std::string local;   // this side's end: a local address (tcp), a device (verbs)
@@ -169,6 +177,10 @@ struct RailInfo {
   // connection's life, and `failure` says what took it down.
   bool up = true;
   std::string failure{};
+  // Bytes of slices this rail failed that were dealt again on the others.
+  uint64_t retried_bytes = 0;
+  // Every change of its state since the connection was made, oldest first.
+  std::vector<RailEvent> events{};
 };
 
 struct PeerInfo {

@@ -63,6 +63,22 @@ void BindPeerInfo(py::module_& module) {
                            std::chrono::duration<double>(r.duration).count());
       });
 
+  py::class_<RailEvent>(module, "RailEvent",
+                        "A change of a rail's state, recorded when it happened.")
+      .def_property_readonly(
+          "time",
+          [](const RailEvent& e) {
+            return std::chrono::duration<double>(e.at.time_since_epoch()).count();
+          },
+          "When, in seconds since the epoch, as time.time() (float).")
+      .def_readonly("up", &RailEvent::up, "The state it changed to (bool).")
+      .def_readonly("reason", &RailEvent::reason, "Down: the failure that took it down (str).")
+      .def("__repr__", [](const RailEvent& e) {
+        return fmt::format("xfer.RailEvent(time={:.6f}, up={}, reason='{}')",
+                           std::chrono::duration<double>(e.at.time_since_epoch()).count(),
+                           e.up ? "True" : "False", e.reason);
+      });
+
   py::class_<RailInfo>(module, "RailInfo",
                        "One rail of a connection (a path between the engines) and what it carried.")
       .def_readonly("local", &RailInfo::local, "This side's end: an address (tcp), a device (str).")
@@ -75,6 +91,10 @@ void BindPeerInfo(py::module_& module) {
                     "Whether it takes slices; a failed rail stays down (bool).")
       .def_readonly("failure", &RailInfo::failure,
                     "What took it down; empty while up (str).")
+      .def_readonly("retried_bytes", &RailInfo::retried_bytes,
+                    "Bytes of slices it failed that were dealt again on other rails (int).")
+      .def_readonly("events", &RailInfo::events,
+                    "Every change of its state, oldest first (list of RailEvent).")
       .def("__repr__", [](const RailInfo& r) {
         return fmt::format("xfer.RailInfo(local='{}', remote='{}', bytes={}, slices={}, up={})",
                            r.local, r.remote, r.bytes, r.slices, r.up ? "True" : "False");

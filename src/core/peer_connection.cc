@@ -268,6 +268,8 @@ PeerInfo PeerConnection::InfoNow() const {
     info.rails[i].bytes_per_sec = stats.bytes_per_sec;
     info.rails[i].up = stats.up;
     if (!stats.up) info.rails[i].failure = striped_->Failure(i);
+    info.rails[i].retried_bytes = striped_->RetriedBytes(i);
+    info.rails[i].events = striped_->Events(i);
   }
   return info;
 }

@@ -117,7 +117,7 @@ class RailStriper {
   bool AnyUp() const;
   // The up rail, other than `except`, with the lowest score for `bytes`
   // more, which are counted in flight on it: where a failed slice is dealt
-  // again. -1 when no other rail is up.
+  // again (`except` kMaxRails: none excepted). -1 when no other rail is up.
   int Redeal(uint64_t bytes, uint32_t except);
 
  private:

@@ -68,7 +68,9 @@ StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams, Opti
       watchdog_(rails_.size()),
       legs_on_(std::make_unique<std::atomic<uint32_t>[]>(size_t{streams} *
                                                          RailStriper::kMaxRails)),
-      failures_(rails_.size()) {
+      failures_(rails_.size()),
+      events_(rails_.size()),
+      retried_bytes_(std::make_unique<std::atomic<uint64_t>[]>(rails_.size())) {
   assert(rails_.size() >= 2 && rails_.size() <= RailStriper::kMaxRails);
   for (size_t i = 0; i < kLegs; ++i) legs_[i].owner = this;
 }
@@ -260,9 +262,27 @@ void StripedEndpoint::Retry(Leg& leg, const Status& failure) {
       moved = posted;
       break;
     }
-    std::this_thread::yield();  // the rail's queue is full: it drains on its own
+    // The rail's queue is full. It drains on its own -- unless the rail has
+    // gone silent, which this thread is the one to notice: a full queue on
+    // a dead rail must not hold it here for good.
+    LeaveSilentRails();
+    std::this_thread::yield();
+    moved = Requeue(leg);
   }
   EndLeg(leg, moved, 0);
+}
+
+Status StripedEndpoint::Requeue(Leg& leg) {
+  // No rail excepted: the one whose queue was full may be the best again.
+  const int next = striper_.Redeal(leg.bytes, RailStriper::kMaxRails);
+  if (next < 0) return NoRailLeft(fmt::format("a {}-byte slice was not posted", leg.bytes));
+  const auto rail = static_cast<uint32_t>(next);
+  if (rail != leg.rail) {
+    LegsOn(leg.stream, rail).fetch_add(1, std::memory_order_relaxed);
+    LegsOn(leg.stream, leg.rail).fetch_sub(1, std::memory_order_acq_rel);
+    leg.rail = rail;
+  }
+  return Status::Ok();
 }
 
 Status StripedEndpoint::PostOnRails(Leg& leg) {
@@ -292,6 +312,7 @@ Status StripedEndpoint::MoveLeg(Leg& leg, const Status& failure) {
   if (next < 0) return NoRailLeft(fmt::format("a {}-byte slice failed", leg.bytes));
   const auto rail = static_cast<uint32_t>(next);
   ++leg.retries;
+  retried_bytes_[leg.rail].fetch_add(leg.bytes, std::memory_order_relaxed);
   // Counted on the new rail before it leaves the old one, so that a
   // notification of its stream never sees it nowhere.
   LegsOn(leg.stream, rail).fetch_add(1, std::memory_order_relaxed);
@@ -303,7 +324,10 @@ Status StripedEndpoint::MoveLeg(Leg& leg, const Status& failure) {
 void StripedEndpoint::TakeDown(uint32_t rail, const Status& failure) {
   {
     std::lock_guard lock(failures_mu_);
-    if (failures_[rail].empty()) failures_[rail] = failure.ToString();
+    if (failures_[rail].empty()) {
+      failures_[rail] = failure.ToString();
+      events_[rail].push_back({std::chrono::system_clock::now(), false, failures_[rail]});
+    }
   }
   striper_.SetUp(rail, false);
 }
@@ -311,6 +335,11 @@ void StripedEndpoint::TakeDown(uint32_t rail, const Status& failure) {
 std::string StripedEndpoint::Failure(uint32_t rail) const {
   std::lock_guard lock(failures_mu_);
   return failures_[rail];
+}
+
+std::vector<RailEvent> StripedEndpoint::Events(uint32_t rail) const {
+  std::lock_guard lock(failures_mu_);
+  return events_[rail];
 }
 
 Status StripedEndpoint::NoRailLeft(std::string_view what) const {

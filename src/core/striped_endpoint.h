@@ -73,6 +73,7 @@
 #include "core/rail_striper.h"
 #include "core/rail_watchdog.h"
 #include "transport/transport.h"
+#include "xfer/engine.h"
 
 namespace xfer::core {
 
@@ -123,6 +124,12 @@ class StripedEndpoint final : public transport::Endpoint {
   RailStriper::RailStats Stats(uint32_t rail) const { return striper_.Stats(rail); }
   // Why `rail` went down: the failure that took it down; empty while up.
   std::string Failure(uint32_t rail) const;
+  // Every change of `rail`'s state, oldest first.
+  std::vector<RailEvent> Events(uint32_t rail) const;
+  // Bytes of slices `rail` failed that were dealt again on other rails.
+  uint64_t RetriedBytes(uint32_t rail) const {
+    return retried_bytes_[rail].load(std::memory_order_relaxed);
+  }
 
  private:
   // One rail's part of a caller's request.
@@ -176,6 +183,10 @@ class StripedEndpoint final : public transport::Endpoint {
   // lowest score other than that one, at most max_retries times. Errors:
   // `failure` once they are spent; kConnectionLost with no other rail up.
   Status MoveLeg(Leg& leg, const Status& failure);
+  // Deals `leg`, which its rail's full queue refused (its bytes no longer
+  // counted there), again to the up rail with the lowest score, its own
+  // included, and counts it there. Errors: kConnectionLost with no rail up.
+  Status Requeue(Leg& leg);
   // Takes `rail` down for `failure`, the first one kept.
   void TakeDown(uint32_t rail, const Status& failure);
   // kConnectionLost naming every rail and why it is down.
@@ -215,7 +226,9 @@ class StripedEndpoint final : public transport::Endpoint {
   std::unique_ptr<std::atomic<uint32_t>[]> legs_on_;  // [stream][rail]
 
   mutable std::mutex failures_mu_;
-  std::vector<std::string> failures_;  // GUARDED_BY(failures_mu_): per rail
+  std::vector<std::string> failures_;            // GUARDED_BY(failures_mu_): per rail
+  std::vector<std::vector<RailEvent>> events_;   // GUARDED_BY(failures_mu_): per rail
+  std::unique_ptr<std::atomic<uint64_t>[]> retried_bytes_;  // per rail
 
   // The recovery thread's work: deferred notifications and failed legs.
   std::mutex notify_mu_;

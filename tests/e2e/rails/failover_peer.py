@@ -103,6 +103,7 @@ def run_fault(engine, args, fault, region):
     def break_rail():  # a moment into the next step, which is then in flight
         time.sleep(0.01)
         broken["at"] = time.monotonic()
+        broken["wall"] = time.time()
         broken["rc"] = subprocess.run(fault["cmd"], shell=True).returncode
 
     breaker = threading.Thread(target=break_rail)
@@ -118,8 +119,12 @@ def run_fault(engine, args, fault, region):
         result["survivor_gb_per_s"] = stream.rate(after[0][1], time.monotonic())
     result["steps"] = len(stream.steps)
     result["errors"] = stream.errors
-    result["rail_state"] = [{"up": r.up, "failure": r.failure, "bytes": r.bytes}
-                            for r in engine.peer_info(peer).rails]
+    rails = engine.peer_info(peer).rails
+    result["rail_state"] = [{"up": r.up, "failure": r.failure, "bytes": r.bytes,
+                             "retried_bytes": r.retried_bytes} for r in rails]
+    # The engine's own record: when it took rail 1 down, after the fault.
+    if rails[1].events:
+        result["detected_ms"] = (rails[1].events[0].time - broken["wall"]) * 1e3
     engine.disconnect(peer)
     if fault.get("restore"):
         result["restore_rc"] = subprocess.run(fault["restore"], shell=True).returncode
