@@ -7,6 +7,7 @@
 #include "bench/bench_session.h"
 #include "bench/heartbeat.h"
 #include "bench/model/interruption.h"
+#include "bench/rail_sampler.h"
 #include "bench/bw_runner.h"
 #include "bench/latency_runner.h"
 #include "bench/receive_loop.h"
@@ -274,6 +275,17 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   if (params.RecordsCeiling()) info.ceilings = RunCeilings(params, session.peer_info, sizes);
   observer.OnStart(info);
 
+  // --timeline: over several rails, what each carries, interval by
+  // interval, from the first size to the last.
+  std::optional<RailSampler> sampler;
+  if (params.timeline_ms != 0 && session.peer_info.rails.size() > 1) {
+    sampler.emplace(*session.engine, session.peer, std::chrono::milliseconds(params.timeline_ms));
+    XFER_RETURN_IF_ERROR(sampler->Start());
+  } else if (params.timeline_ms != 0) {
+    observer.OnNotice(
+        "--timeline: this connection has one rail, which the engine does not count interval "
+        "by interval; give --rails 2 or more for a timeline");
+  }
   const BufferLayout layout = LayoutFor(params);
   for (uint32_t i = 0; i < sizes.size(); ++i) {
     XFER_RETURN_IF_ERROR(CheckInterrupted(stop, i, sizes.size()));
@@ -288,6 +300,7 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
     }
     XFER_RETURN_IF_ERROR(stepped);
   }
+  if (sampler) observer.OnRailTimeline(sampler->Stop());
   if (session.peer_info.rails.size() > 1) {
     // The split this side's posts took over the rails.
     if (auto now = session.engine->GetPeerInfo(session.peer); now.ok()) observer.OnRails(now->rails);

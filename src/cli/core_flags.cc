@@ -315,6 +315,11 @@ constexpr FlagSpec kCoreFlags[] = {
      "first path and, over verbs, every device nearest this thread's NUMA node by topology; "
      "implies --wire xfer",
      nullptr, ApplyRails},
+    {'\0', "timeline", "<ms>", S::kOneSidedBandwidth, G::kXfer,
+     "Over several rails: print (and put in --json) what each rail carried every <ms>, "
+     "10..60000, and when a rail went down (failover's recovery, docs/rails.md); implies --wire "
+     "xfer",
+     nullptr, SetInteger<&BenchParams::timeline_ms, 10, 60000>},
     {'\0', "prepared", "", S::kOneSided, G::kXfer,
      "Post through prepared transfer lists, checked once and submitted by index (the path of "
      "KV-cache movers); implies --wire xfer",

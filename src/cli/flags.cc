@@ -176,6 +176,11 @@ Status CheckPerftestWire(ParseState& state, const std::string& perftest) {
         "--rails: perftest's wire runs over one device, as perftest does; rails run on xfer's "
         "wire (--wire xfer)");
   }
+  if (params.timeline_ms != 0) {
+    return InvalidArgument(
+        "--timeline: perftest's wire runs over one device, as perftest does; the rails' timeline "
+        "runs on xfer's wire (--wire xfer)");
+  }
   if (params.device_path == DevicePath::kStaged) {
     return InvalidArgument(
         "--device_path staged: perftest's wire registers the test buffer with the NIC, as stock "
@@ -245,6 +250,9 @@ Status ResolveWire(ParseState& state, const ParserConfig& config) {
       {params.rails != 0 || !params.rail_ends.empty(),
        "--rails: runs on xfer's wire protocol (--wire xfer), whose engine stripes over rails; a "
        "stock perftest peer cannot join"},
+      {params.timeline_ms != 0,
+       "--timeline: runs on xfer's wire protocol (--wire xfer), whose engine records the rails; "
+       "a stock perftest peer cannot join"},
       {params.notify,
        "--notify: runs on xfer's wire protocol (--wire xfer): perftest's has no notifications, "
        "so a stock perftest peer cannot join"},

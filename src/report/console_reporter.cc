@@ -3,6 +3,7 @@
 #include "report/efficiency_column.h"
 #include "report/json_report.h"
 #include "report/perftest_table.h"
+#include "report/rail_timeline_report.h"
 
 namespace xfer::report {
 
@@ -67,11 +68,14 @@ void ConsoleReporter::OnLatencyDuration(const bench::LatDurationResult& result) 
 
 void ConsoleReporter::OnRails(const std::vector<RailInfo>& rails) { info_.rails = rails; }
 
+void ConsoleReporter::OnRailTimeline(const bench::RailTimeline& timeline) { timeline_ = timeline; }
+
 void ConsoleReporter::Finish() {
   if (table_open_) {
     Print(ResultLine());
     if (params_.efficiency) Print(CeilingSourceLines(ceilings_));
     if (info_.rails.size() > 1) Print(RailSplitLine(info_.rails));
+    if (timeline_) Print(RailTimelineLines(*timeline_));
   }
   table_open_ = false;
 }
@@ -90,6 +94,7 @@ Status ConsoleReporter::WriteJson(const std::string& path,
   } else {
     document = LatJsonReport(info_, lat_);
   }
+  if (timeline_) document["rail_timeline"] = RailTimelineJson(*timeline_);
   if (provenance.is_object()) document.update(provenance);
   return WriteJsonFile(path, document);
 }

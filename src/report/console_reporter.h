@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ class ConsoleReporter final : public bench::BenchObserver {
   void OnLatency(const bench::LatResult& result) override;
   void OnLatencyDuration(const bench::LatDurationResult& result) override;
   void OnRails(const std::vector<RailInfo>& rails) override;
+  void OnRailTimeline(const bench::RailTimeline& timeline) override;
 
   // Closes the table (the final dashed line) if rows were printed.
   void Finish();
@@ -57,6 +59,7 @@ class ConsoleReporter final : public bench::BenchObserver {
   std::vector<bench::BwResult> peer_bw_;  // rows the peer sent, for --json
   std::vector<bench::LatResult> lat_;
   std::vector<bench::LatDurationResult> lat_duration_;
+  std::optional<bench::RailTimeline> timeline_;  // --timeline, after the last size
 };
 
 }  // namespace xfer::report

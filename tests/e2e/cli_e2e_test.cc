@@ -271,6 +271,64 @@ TEST(CliRailsTest, ATcpRunOverTwoRailsSaysItsSplit) {
   }
 }
 
+// --timeline over two tcp rails: a row per interval after the table, and
+// in the JSON every sample's bytes per rail, which add up to no more than
+// what the rails carried; on one rail it says why there is none; bad
+// intervals and perftest's wire are refused.
+TEST(CliRailsTest, ATimelineSamplesEveryRailEveryInterval) {
+  const std::string json = ::testing::TempDir() + "/timeline.json";
+  ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "--rails", "2",
+                               "-s", "1M", "-D", "2", "--timeline", "100", "--json", json,
+                               "--timeout", "20"},
+                              120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(" timeline: Gb/s per rail every 100 ms, from "), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("   t[s]    rail 0    rail 1\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\n   1.00 "), std::string::npos) << run.out;  // the row at 1 s
+  std::ifstream in(json);
+  const auto document = nlohmann::json::parse(in);
+  const auto& timeline = document["rail_timeline"];
+  ASSERT_TRUE(timeline.is_object()) << document.dump();
+  EXPECT_EQ(timeline["interval_ms"], 100);
+  // -D 2 with its margins: about 2 s of samples, on the 100 ms grid.
+  ASSERT_GE(timeline["samples"].size(), 15u) << timeline.dump();
+  EXPECT_EQ(timeline["samples"][0]["end_ms"], 100);
+  EXPECT_EQ(timeline["samples"][4]["end_ms"], 500);
+  uint64_t sampled = 0;
+  for (const auto& sample : timeline["samples"]) {
+    ASSERT_EQ(sample["bytes"].size(), 2u);
+    EXPECT_EQ(sample["up"], nlohmann::json({true, true}));
+    sampled += sample["bytes"][0].get<uint64_t>() + sample["bytes"][1].get<uint64_t>();
+  }
+  const auto& rails = document["test_info"]["rails"];
+  const uint64_t carried = rails[0]["bytes"].get<uint64_t>() + rails[1]["bytes"].get<uint64_t>();
+  EXPECT_GT(sampled, 0u);
+  EXPECT_LE(sampled, carried);
+  EXPECT_TRUE(timeline["recoveries"].empty());
+  std::remove(json.c_str());
+
+  ProcessResult one = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "--rails", "1",
+                               "-n", "100", "--timeline", "100"},
+                              60s);
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("--timeline: this connection has one rail"), std::string::npos)
+      << one.out;
+  for (const char* bad : {"5", "60001", "x"}) {
+    ProcessResult refused = RunXfer({"write_bw", "--loopback", "--timeline", bad}, 10s);
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_NE(refused.err.find("--timeline"), std::string::npos) << refused.err;
+  }
+  if (XFER_WITH_VERBS) {
+    ProcessResult perftest =
+        RunXfer({"write_bw", "--wire", "perftest", "--timeline", "100", "h"}, 10s);
+    EXPECT_EQ(perftest.exit_code, 2);
+    EXPECT_NE(perftest.err.find("--timeline: perftest's wire runs over one device"),
+              std::string::npos)
+        << perftest.err;
+  }
+}
+
 TEST(CliUsageTest, VerbsOnlyFlagIsAcceptedWithANote) {
   ProcessResult run = RunXfer({"write_bw", "--loopback", "--transport", "tcp", "-d", "mlx5_0",
                                "-n", "50"}, 60s);

@@ -13,6 +13,7 @@
 
 #include "bench/model/bench_params.h"
 #include "bench/model/ceiling.h"
+#include "bench/model/rail_timeline.h"
 #include "bench/model/results.h"
 #include "xfer/data_mover.h"
 #include "bench/model/registration_timing.h"
@@ -105,6 +106,9 @@ class BenchObserver {
   // After the last size, on a connection over several rails: what each
   // carried (PeerInfo::rails), this side's posts. Default: ignored.
   virtual void OnRails(const std::vector<RailInfo>& /*rails*/) {}
+  // After the last size, with --timeline on a connection over several
+  // rails: what each carried, interval by interval. Default: ignored.
+  virtual void OnRailTimeline(const RailTimeline& /*timeline*/) {}
 };
 
 // Reports nothing: for a run whose other half prints (the --loopback child).

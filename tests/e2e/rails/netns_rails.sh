@@ -37,6 +37,17 @@ netns_rails_up() {
     ip netns exec "$rails_b" tc qdisc add dev "xb$rails_tag$i" root tbf rate "$rate" \
       burst 64kb latency 20ms
   done
+  # Up is not yet running: the kernel marks a veth's carrier on after a
+  # moment (its link watch runs at most once a second), and tcp offers rails
+  # only on running interfaces. Wait for every end to say so.
+  local waited
+  for ((waited = 0; waited < 50; waited++)); do
+    if ! ip -n "$rails_a" -o link show | grep -v ' lo:' | grep -q -v 'state UP' &&
+      ! ip -n "$rails_b" -o link show | grep -v ' lo:' | grep -q -v 'state UP'; then
+      break
+    fi
+    sleep 0.1
+  done
   rails_server="$rails_net.1.2"
 }
 

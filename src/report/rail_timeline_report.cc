@@ -1,0 +1,151 @@
+#include "report/rail_timeline_report.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace xfer::report {
+namespace {
+
+using bench::RailTimeline;
+
+// The length of sample `i`'s interval in seconds: the last one may be cut
+// short where the run ended.
+double Seconds(const RailTimeline& timeline, size_t i) {
+  const uint64_t begin = i == 0 ? 0 : timeline.samples[i - 1].end_ms;
+  return static_cast<double>(timeline.samples[i].end_ms - begin) / 1e3;
+}
+
+double Gbps(uint64_t bytes, double seconds) {
+  return seconds <= 0 ? 0 : static_cast<double>(bytes) * 8 / seconds / 1e9;
+}
+
+// The Gb/s of every rail but `except` in sample `i`.
+double OthersGbps(const RailTimeline& timeline, size_t i, uint32_t except) {
+  uint64_t bytes = 0;
+  const RailTimeline::Sample& sample = timeline.samples[i];
+  for (size_t r = 0; r < sample.bytes.size(); ++r) {
+    if (r != except) bytes += sample.bytes[r];
+  }
+  return Gbps(bytes, Seconds(timeline, i));
+}
+
+bool AllUp(const RailTimeline::Sample& sample) {
+  return std::all_of(sample.up.begin(), sample.up.end(), [](bool up) { return up; });
+}
+
+std::string UtcMillis(std::chrono::system_clock::time_point at) {
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(millis / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", text, millis % 1000);
+}
+
+}  // namespace
+
+std::vector<RailRecovery> RailRecoveries(const RailTimeline& timeline) {
+  std::vector<RailRecovery> out;
+  for (uint32_t rail = 0; rail < timeline.rails.size(); ++rail) {
+    for (const RailEvent& event : timeline.rails[rail].events) {
+      if (event.up) continue;
+      RailRecovery recovery;
+      recovery.rail = rail;
+      recovery.down_ms = timeline.OffsetMs(event.at);
+      std::vector<double> before;
+      for (size_t i = 0; i < timeline.samples.size(); ++i) {
+        const RailTimeline::Sample& sample = timeline.samples[i];
+        if (static_cast<double>(sample.end_ms) > recovery.down_ms) break;
+        if (AllUp(sample)) before.push_back(OthersGbps(timeline, i, rail));
+      }
+      if (!before.empty()) {
+        const auto middle = before.begin() + static_cast<std::ptrdiff_t>(before.size() / 2);
+        std::nth_element(before.begin(), middle, before.end());
+        recovery.survivors_before_gbps = *middle;
+      }
+      for (size_t i = 0; i < timeline.samples.size(); ++i) {
+        if (static_cast<double>(timeline.samples[i].end_ms) <= recovery.down_ms) continue;
+        if (OthersGbps(timeline, i, rail) >= 0.9 * recovery.survivors_before_gbps) {
+          recovery.recovered_ms = static_cast<double>(timeline.samples[i].end_ms);
+          break;
+        }
+      }
+      out.push_back(recovery);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const RailRecovery& a, const RailRecovery& b) { return a.down_ms < b.down_ms; });
+  return out;
+}
+
+std::string RailTimelineLines(const RailTimeline& timeline) {
+  std::string out = fmt::format(" timeline: Gb/s per rail every {} ms, from {}\n",
+                                timeline.interval.count(), UtcMillis(timeline.start));
+  out += "   t[s]";
+  for (size_t r = 0; r < timeline.rails.size(); ++r) {
+    out += fmt::format(" {:>9}", fmt::format("rail {}", r));
+  }
+  out += "\n";
+  bool any_down = false;
+  for (size_t i = 0; i < timeline.samples.size(); ++i) {
+    const RailTimeline::Sample& sample = timeline.samples[i];
+    out += fmt::format(" {:6.2f}", static_cast<double>(sample.end_ms) / 1e3);
+    for (size_t r = 0; r < sample.bytes.size(); ++r) {
+      const bool down = r < sample.up.size() && !sample.up[r];
+      any_down = any_down || down;
+      out += fmt::format(" {:8.2f}{}", Gbps(sample.bytes[r], Seconds(timeline, i)),
+                         down ? '*' : ' ');
+    }
+    out += "\n";
+  }
+  if (any_down) out += " * the rail was down at the interval's end\n";
+  for (const RailRecovery& recovery : RailRecoveries(timeline)) {
+    const RailInfo& rail = timeline.rails[recovery.rail];
+    out += fmt::format(" rail {} ({}->{}) down at {:.3f} s: {}\n", recovery.rail, rail.local,
+                       rail.remote, recovery.down_ms / 1e3, rail.failure);
+    if (recovery.recovered_ms) {
+      out += fmt::format(
+          " the other rails carried 90% of their {:.2f} Gb/s before again by {:.3f} s ({:.0f} ms "
+          "after)\n",
+          recovery.survivors_before_gbps, *recovery.recovered_ms / 1e3,
+          *recovery.recovered_ms - recovery.down_ms);
+    } else {
+      out += fmt::format(
+          " the other rails did not carry 90% of their {:.2f} Gb/s before again by the run's "
+          "end\n",
+          recovery.survivors_before_gbps);
+    }
+  }
+  return out;
+}
+
+nlohmann::json RailTimelineJson(const RailTimeline& timeline) {
+  nlohmann::json rails = nlohmann::json::array();
+  for (const RailInfo& rail : timeline.rails) rails.push_back(rail.local + "->" + rail.remote);
+  nlohmann::json samples = nlohmann::json::array();
+  for (const RailTimeline::Sample& sample : timeline.samples) {
+    samples.push_back({{"end_ms", sample.end_ms}, {"bytes", sample.bytes}, {"up", sample.up}});
+  }
+  nlohmann::json recoveries = nlohmann::json::array();
+  for (const RailRecovery& recovery : RailRecoveries(timeline)) {
+    recoveries.push_back(
+        {{"rail", recovery.rail},
+         {"down_ms", recovery.down_ms},
+         {"survivors_before_gbps", recovery.survivors_before_gbps},
+         {"recovered_ms",
+          recovery.recovered_ms ? nlohmann::json(*recovery.recovered_ms) : nlohmann::json()}});
+  }
+  return {{"interval_ms", timeline.interval.count()},
+          {"start", UtcMillis(timeline.start)},
+          {"rails", rails},
+          {"samples", samples},
+          {"recoveries", recoveries}};
+}
+
+}  // namespace xfer::report
