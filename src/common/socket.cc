@@ -97,6 +97,12 @@ void Socket::Shutdown() {
   if (fd_.valid()) ::shutdown(fd_.get(), SHUT_RDWR);
 }
 
+void Socket::AbortOnClose() {
+  if (!fd_.valid()) return;
+  const linger abort{1, 0};
+  (void)::setsockopt(fd_.get(), SOL_SOCKET, SO_LINGER, &abort, sizeof(abort));
+}
+
 Status Socket::WaitFor(short events, Deadline deadline) {
   pollfd pfd{fd_.get(), events, 0};
   for (;;) {

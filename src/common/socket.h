@@ -41,6 +41,10 @@ class Socket {
   void Close() { fd_.reset(); }
   // Stops both directions without closing the fd: wakes a blocked reader.
   void Shutdown();
+  // Makes the close of this socket abortive (SO_LINGER 0): the kernel then
+  // sends RST and drops what is still queued, rather than delivering it
+  // after the close, perhaps much later. Best effort.
+  void AbortOnClose();
 
   Status SendAll(const void* data, size_t length, Deadline deadline);
   Status SendAllv(std::span<iovec> iov, Deadline deadline);  // iov is consumed

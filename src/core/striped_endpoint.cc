@@ -400,8 +400,10 @@ void StripedEndpoint::LeaveSilentRails() {
                        "timeout is {} ms)",
                        watchdog_.SilentFor(rail, now) / 1'000'000, slice_timeout_.count())));
     // Fails what it has in flight, on this thread: each failed slice
-    // queues itself for this thread to deal again.
-    rails_[rail].endpoint->Close();
+    // queues itself for this thread to deal again. Abandoned, not closed:
+    // what it still had queued must not reach the peer if the link comes
+    // back, after those slices were dealt again.
+    rails_[rail].endpoint->Abandon();
   }
 }
 

@@ -70,7 +70,9 @@ std::vector<RailRecovery> RailRecoveries(const RailTimeline& timeline) {
         recovery.survivors_before_gbps = *middle;
       }
       for (size_t i = 0; i < timeline.samples.size(); ++i) {
-        if (static_cast<double>(timeline.samples[i].end_ms) <= recovery.down_ms) continue;
+        // Intervals that began before the loss are mostly from before it.
+        const uint64_t begin = i == 0 ? 0 : timeline.samples[i - 1].end_ms;
+        if (static_cast<double>(begin) < recovery.down_ms) continue;
         if (OthersGbps(timeline, i, rail) >= 0.9 * recovery.survivors_before_gbps) {
           recovery.recovered_ms = static_cast<double>(timeline.samples[i].end_ms);
           break;

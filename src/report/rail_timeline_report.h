@@ -20,8 +20,9 @@ struct RailRecovery {
   // The other rails' median rate (Gb/s) over the intervals that ended
   // before it, with every rail up.
   double survivors_before_gbps = 0;
-  // The end of the first interval after it in which the others carried at
-  // least 90% of that again; empty when none did by the run's end.
+  // The end of the first interval that began after it in which the others
+  // carried at least 90% of that again; empty when none did by the run's
+  // end. Its resolution is the interval.
   std::optional<double> recovered_ms;
 };
 

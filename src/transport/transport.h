@@ -320,6 +320,15 @@ class Endpoint {
   // kConnectionLost, releases sockets and mappings. The destructor calls it.
   virtual void Close() = 0;
 
+  // Close(), and discard what is queued for the peer and not yet in its
+  // hands: for a rail the engine gives up on (failover), whose late bytes
+  // must not land after their slices were dealt again on another rail
+  // (tcp: an abortive close, RST, so a socket whose link comes back does
+  // not deliver its old queue). The default, for transports that queue
+  // nothing of the caller's past its completion (shm copies inside the
+  // post, verbs' queue pairs in error flush theirs), is Close().
+  virtual void Abandon() { Close(); }
+
   // The local NIC port this connection uses (PeerInfo::nic); the default,
   // for transports without one, is empty. Fixed once the endpoint exists.
   virtual NicPort nic() const { return {}; }

@@ -4,6 +4,7 @@
 #include "common/socket.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -76,6 +77,72 @@ TEST(Socket, ASilentPeerIsATimeoutAndAClosedOneALostConnection) {
   a.Close();
   EXPECT_TRUE(b.PeerClosed());
   EXPECT_EQ(b.RecvAll(&byte, 1, In(1s)).code(), StatusCode::kConnectionLost);
+}
+
+// Two connected TCP sockets over loopback, the first with `send_buffer`.
+std::pair<Socket, Socket> TcpPair(int send_buffer) {
+  auto listener = Listener::Bind({"127.0.0.1", 0});
+  EXPECT_TRUE(listener.ok());
+  auto client = ConnectTcp(listener->local_address(), In(5s));
+  EXPECT_TRUE(client.ok());
+  auto server = listener->Accept(In(5s));
+  EXPECT_TRUE(server.ok());
+  EXPECT_EQ(::setsockopt(client->fd(), SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof(send_buffer)),
+            0);
+  return {std::move(*client), std::move(*server)};
+}
+
+// Writes without blocking until the kernel takes no more: the peer reads
+// nothing, so the rest waits in this side's send queue. Returns the bytes
+// written.
+size_t FillUntilFull(Socket& socket) {
+  std::vector<uint8_t> chunk(64 << 10, 0x5a);
+  size_t written = 0;
+  for (;;) {
+    const ssize_t n = ::send(socket.fd(), chunk.data(), chunk.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n <= 0) return written;
+    written += static_cast<size_t>(n);
+  }
+}
+
+// Reads until EOF or reset; returns the bytes read and how it ended.
+std::pair<size_t, Status> Drain(Socket& socket) {
+  std::vector<uint8_t> buffer(64 << 10);
+  size_t read = 0;
+  for (;;) {
+    pollfd readable{socket.fd(), POLLIN, 0};
+    if (::poll(&readable, 1, 5000) != 1) return {read, Timeout("nothing to read for 5 s")};
+    const ssize_t n = ::recv(socket.fd(), buffer.data(), buffer.size(), 0);
+    if (n == 0) return {read, Status::Ok()};  // EOF: the close was orderly
+    if (n < 0) return {read, ConnectionLost(ErrnoMessage("recv", errno))};
+    read += static_cast<size_t>(n);
+  }
+}
+
+// The failover fence's tcp half: a socket closed abortively drops what it
+// still had queued (its peer sees a reset, never those bytes), where an
+// orderly close delivers every byte before the end -- which, for a rail
+// whose link comes back after its slices were dealt elsewhere, would be
+// late bytes landing.
+TEST(Socket, AnAbortiveCloseDropsWhatIsStillQueuedAndAnOrderlyOneDeliversIt) {
+  {
+    auto [a, b] = TcpPair(64 << 10);
+    const size_t written = FillUntilFull(a);
+    a.Close();
+    const auto [read, ended] = Drain(b);
+    EXPECT_TRUE(ended.ok()) << ended.ToString();
+    EXPECT_EQ(read, written);
+  }
+  {
+    auto [a, b] = TcpPair(64 << 10);
+    const size_t written = FillUntilFull(a);
+    a.AbortOnClose();
+    a.Close();
+    const auto [read, ended] = Drain(b);
+    EXPECT_EQ(ended.code(), StatusCode::kConnectionLost) << ended.ToString();
+    EXPECT_NE(ended.message().find("reset"), std::string::npos) << ended.ToString();
+    EXPECT_LT(read, written);
+  }
 }
 
 TEST(Socket, PeekDoesNotConsumeAndRecvSomeDoesNotBlock) {

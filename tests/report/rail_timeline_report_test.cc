@@ -43,7 +43,8 @@ RailTimeline TwoRails(std::vector<uint64_t> after) {
 }
 
 TEST(RailTimelineReportTest, TheLossAndTheRecoveryAreReadOffTheTimeline) {
-  // 600: half (the interval the loss fell in), 700: 95 %, back.
+  // 600: half (the interval the loss fell in, not counted: it began
+  // before), 700: 95 %, back.
   const RailTimeline timeline =
       TwoRails({kGbitPer100Ms / 2, kGbitPer100Ms * 95 / 100, kGbitPer100Ms, kGbitPer100Ms,
                 kGbitPer100Ms});
@@ -79,17 +80,18 @@ TEST(RailTimelineReportTest, SurvivorsThatNeverRecoverAreSaidToHaveNot) {
 }
 
 TEST(RailTimelineReportTest, JsonKeepsEverySampleAndTheRails) {
-  const RailTimeline timeline = TwoRails({kGbitPer100Ms});
+  const RailTimeline timeline = TwoRails({kGbitPer100Ms, kGbitPer100Ms});
   const nlohmann::json json = RailTimelineJson(timeline);
   EXPECT_EQ(json["interval_ms"], 100);
   EXPECT_EQ(json["start"], "2027-01-15T08:00:00.000Z");
   EXPECT_EQ(json["rails"], nlohmann::json({"10.0.1.1->10.0.1.2", "10.0.2.1->10.0.2.2"}));
-  ASSERT_EQ(json["samples"].size(), 6u);
+  ASSERT_EQ(json["samples"].size(), 7u);
   EXPECT_EQ(json["samples"][5]["end_ms"], 600);
   EXPECT_EQ(json["samples"][5]["bytes"], nlohmann::json({kGbitPer100Ms, 0}));
   EXPECT_EQ(json["samples"][5]["up"], nlohmann::json({true, false}));
   EXPECT_EQ(json["recoveries"][0]["down_ms"], 550.0);
-  EXPECT_EQ(json["recoveries"][0]["recovered_ms"], 600.0);
+  // Not 600: that interval began before the loss, at 500.
+  EXPECT_EQ(json["recoveries"][0]["recovered_ms"], 700.0);
 }
 
 // A run cut short inside an interval: its rate is over its own length.

@@ -18,7 +18,8 @@ shift
 # Stock perftest's binaries: Debian's (on PATH) unless --perftest names a
 # folder holding ib_write_bw and its siblings.
 perftest_bin=""
-# One section of: devices pairs interop errors matrix libxfer cluster; all
+# One section of: devices pairs interop errors matrix libxfer failover
+# cluster; all
 # if empty.
 only=""
 while (($#)); do
@@ -453,6 +454,75 @@ if want libxfer; then
   # split within 40-60 %), on its own and last: a verbs test that followed
   # it in one process has seen an 8 MiB READ's notification not arrive.
   run_gtest "$build/tests/core_tests" 'RailsTest.TwoRdmaRails*'
+fi
+
+if want failover; then
+  note "== failover on verbs rails: the link under rail 1 taken down mid-run"
+  # A second device for rail 1, rxe4 on vethC (rxe5 on its peer vethD),
+  # so that taking vethC down leaves rail 0 (rxe0) whole.
+  # The same sysctls as the harness's pair: rxe's packets arrive on the
+  # peer veth with a local source address, and DAD would hold GID 0.
+  begin
+  sysctls() {
+    local iface
+    for iface in "$@"; do
+      echo 0 >"/proc/sys/net/ipv4/conf/$iface/rp_filter"
+      echo 1 >"/proc/sys/net/ipv4/conf/$iface/accept_local"
+      echo 0 >"/proc/sys/net/ipv6/conf/$iface/accept_dad"
+    done
+  }
+  rxe_active() { [[ $(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null) == *ACTIVE* ]]; }
+  if ! /usr/sbin/ip link show vethC >/dev/null 2>&1; then
+    /usr/sbin/ip -batch - <<EOF
+link add vethC type veth peer name vethD
+addr add 169.254.79.1/24 dev vethC
+addr add 169.254.79.2/24 dev vethD
+EOF
+    sysctls vethC vethD
+    /usr/sbin/ip link set vethC up
+    /usr/sbin/ip link set vethD up
+    printf '%s\n' 'link add rxe4 type rxe netdev vethC' 'link add rxe5 type rxe netdev vethD' \
+      >"$log/rdma.batch"
+    /usr/bin/rdma -b "$log/rdma.batch"
+  fi
+  for _ in $(seq 100); do rxe_active rxe4 && rxe_active rxe5 && break; sleep 0.1; done
+  "$xfer" write_bw -s 1M -D 8 --transport verbs --rails rxe0,rxe4 -x 1 \
+    --timeout "$timeout_s" >"$log/s.out" 2>&1 &
+  spid=$!
+  ( sleep 5; /usr/sbin/ip link set vethC down ) &
+  downer=$!
+  timeout 120 "$xfer" write_bw -s 1M -D 8 --transport verbs --rails rxe0,rxe4 -x 1 \
+    --timeline 500 --timeout "$timeout_s" --json "$log/failover.json" 127.0.0.1 \
+    >"$log/c.out" 2>&1
+  crc=$?
+  wait "$downer"
+  timeout 120 tail --pid="$spid" -f /dev/null
+  wait "$spid"; src=$?
+  /usr/sbin/ip link set vethC up
+  # Both ends ran to the end over rail 0; the client's timeline shows rail
+  # 1 (each end pairs its namesake: rxe4 on both) down, for the port's
+  # event or for the sends its queue pair could no longer make, and rail 0
+  # carrying on.
+  if ((crc == 0 && src == 0)) && grep -q ' Rails           : 2 (rxe0->rxe0, rxe4->rxe4)' "$log/c.out" &&
+     grep -q 'rail 1 (rxe4->rxe4) down at ' "$log/c.out" &&
+     /usr/bin/python3 - "$log/failover.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rails = doc["test_info"]["rails"]
+assert rails[0]["up"] and not rails[1]["up"], rails
+assert rails[1]["events"] and not rails[1]["events"][0]["up"], rails[1]
+samples = doc["rail_timeline"]["samples"]
+after = [s for s in samples if not s["up"][1]]
+# Rail 0 carried on (emulated rxe pauses now and then: not every interval).
+assert after and sum(s["bytes"][0] for s in after) > 0, samples
+PY
+  then
+    pass "write_bw over two verbs rails survives vethC going down under rail 1"
+    grep -E '^ (timeline|rail 1|the other)' "$log/c.out"
+  else
+    fail "failover on verbs rails (client rc=$crc, server rc=$src)"
+    tail -40 "$log/c.out"; tail -8 "$log/s.out"
+  fi
 fi
 
 if want cluster; then

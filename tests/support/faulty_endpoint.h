@@ -80,6 +80,16 @@ class FaultyEndpoint final : public transport::Endpoint {
   void PollNotifications() override { inner_->PollNotifications(); }
   void AwaitNotifications() override { inner_->AwaitNotifications(); }
   void Close() override {
+    FailStalled();
+    inner_->Close();
+  }
+  void Abandon() override {
+    FailStalled();
+    inner_->Abandon();
+  }
+
+ private:
+  void FailStalled() {
     std::vector<TransferRequest*> stalled;
     {
       std::lock_guard lock(mu_);
@@ -88,10 +98,8 @@ class FaultyEndpoint final : public transport::Endpoint {
     for (TransferRequest* request : stalled) {
       internal::RequestAccess::FinishPart(*request, ConnectionLost("injected: the rail stalled"), 0);
     }
-    inner_->Close();
   }
 
- private:
   // False: the post goes through. True: the rail is lost, and the request
   // was failed (or, on a stalled rail, kept) here; the post itself then
   // reports success, as a transport whose link died after accepting the

@@ -82,6 +82,9 @@ class TcpEndpoint final : public Endpoint {
   // and every posted receive) and closes the sockets. Idempotent.
   // REQUIRES: not called from inside a completion (there are no callbacks).
   void Close() override;
+  // Close(), its sockets' queues dropped (RST): what a failed rail had
+  // queued is never delivered, though its link come back.
+  void Abandon() override;
 
   // Fails the connection (kConnectionLost naming the link) once `watch`
   // announces interface `ifindex` down: for a rail among others, whose

@@ -22,8 +22,11 @@ StatusCode CompletionCode(ibv_wc_status status) {
     case IBV_WC_RNR_RETRY_EXC_ERR: return StatusCode::kTimeout;
     case IBV_WC_WR_FLUSH_ERR: return StatusCode::kConnectionLost;
     case IBV_WC_REM_INV_REQ_ERR: return StatusCode::kProtocolError;
+    // Soft-RoCE fails what it cannot transmit (its netdev down, no route)
+    // with this status: the path's failure, which another rail may not
+    // have, not a fault of the request.
+    case IBV_WC_LOC_QP_OP_ERR: return StatusCode::kIoError;
     case IBV_WC_LOC_LEN_ERR:
-    case IBV_WC_LOC_QP_OP_ERR:
     case IBV_WC_LOC_EEC_OP_ERR:
     case IBV_WC_LOC_PROT_ERR:
     case IBV_WC_MW_BIND_ERR:
@@ -52,6 +55,9 @@ Status CompletionError(ibv_wc_status status, uint32_t vendor_error, WrOp op, uin
       break;
     case IBV_WC_WR_FLUSH_ERR:
       hint = "; the queue pair had entered the error state";
+      break;
+    case IBV_WC_LOC_QP_OP_ERR:
+      hint = "; the local queue pair could not send it (Soft-RoCE: its link is down)";
       break;
     default:
       break;

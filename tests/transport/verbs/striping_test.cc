@@ -127,6 +127,9 @@ TEST(VerbsCompletionStatusTest, FailedCompletionsMapToActionableCodes) {
   EXPECT_EQ(CompletionCode(IBV_WC_WR_FLUSH_ERR), StatusCode::kConnectionLost);
   EXPECT_EQ(CompletionCode(IBV_WC_RNR_RETRY_EXC_ERR), StatusCode::kTimeout);
   EXPECT_EQ(CompletionCode(IBV_WC_LOC_PROT_ERR), StatusCode::kInternal);
+  // Soft-RoCE's word for a send its dead link could not make: the path's
+  // failure (kIoError, which failover deals elsewhere), not the request's.
+  EXPECT_EQ(CompletionCode(IBV_WC_LOC_QP_OP_ERR), StatusCode::kIoError);
   EXPECT_EQ(CompletionCode(IBV_WC_GENERAL_ERR), StatusCode::kIoError);
 }
 
