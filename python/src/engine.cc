@@ -419,6 +419,7 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
                                 const std::optional<std::vector<std::string>>& transports,
                                 double connect_timeout, double io_timeout,
                                 const std::string& secret, const std::string& device_path,
+                                double slice_timeout, uint32_t slice_retries,
                                 const py::kwargs& keywords) {
   EngineOptions options;
   auto path = ParseDevicePath(device_path);
@@ -429,6 +430,8 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   if (transports) options.transports = *transports;
   options.connect_timeout = SecondsToMilliseconds(connect_timeout, "connect_timeout");
   options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
+  options.slice_timeout = SecondsToMilliseconds(slice_timeout, "slice_timeout");
+  options.slice_retries = slice_retries;
   options.secret = secret;
   options.transport_options = TransportOptionsFromKeywords(keywords);
   return options;
@@ -473,7 +476,7 @@ transfers over shm, tcp or RDMA verbs.
 
 Engine(name="xfer", listen="127.0.0.1:0", transports=None,
        connect_timeout=5.0, io_timeout=10.0, secret=b"", device_path="auto",
-       **transport_options)
+       slice_timeout=0.0, slice_retries=8, **transport_options)
 
   name             shown in logs and sent to peers in the handshake
   listen           "host:port" to accept peers on; port 0 picks a free port
@@ -493,6 +496,12 @@ Engine(name="xfer", listen="127.0.0.1:0", transports=None,
                    own path where it has one, else staged), "direct" (its
                    own path only), "staged" (every buffer bounced through
                    pinned host memory); PeerInfo.staged tells
+  slice_timeout    seconds (float): over several rails, a rail with slices in
+                   flight and none completed for this long has failed
+                   silently and is left for the others; 0.0 (the default):
+                   half of io_timeout
+  slice_retries    how many times one failed slice is dealt again, each
+                   time to another rail (int, default 8)
 
 Transport options, as keywords "<transport>_<key>" (the transports' own
 tables: xfer.transport_options()); None or absent keeps the default:
@@ -523,17 +532,21 @@ void BindEngine(py::module_& module) {
                        Arg<double, "connect_timeout"> connect_timeout,
                        Arg<double, "io_timeout"> io_timeout,
                        Arg<Bytes, "secret"> secret, Arg<std::string, "device_path"> device_path,
+                       Arg<double, "slice_timeout"> slice_timeout,
+                       Arg<uint32_t, "slice_retries"> slice_retries,
                        const py::kwargs& transport_options) {
              // Converted in order, before anything is created.
              EngineOptions options = OptionsFromPython(
                  name.get(), listen.get(), transports.get(), connect_timeout.get(),
-                 io_timeout.get(), secret.get().data, device_path.get(), transport_options);
+                 io_timeout.get(), secret.get().data, device_path.get(), slice_timeout.get(),
+                 slice_retries.get(), transport_options);
              return std::make_unique<PythonEngine>(options);
            }),
            py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
            py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
            py::arg("io_timeout") = 10.0, py::arg("secret") = py::bytes(),
-           py::arg("device_path") = "auto")
+           py::arg("device_path") = "auto", py::arg("slice_timeout") = 0.0,
+           py::arg("slice_retries") = 8)
       .def_property_readonly("listen_address", &PythonEngine::ListenAddress,
                              "The bound 'host:port' (the real port when listen asked for port 0), "
                              "or '' when not listening.")

@@ -499,11 +499,19 @@ void StripedEndpoint::PostDrained(std::unique_lock<std::mutex>& lock) {
 
 Status StripedEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,
                                  uint32_t stream) {
+  if (!striper_.Up(0)) return MessagesLost();
   return rails_[0].endpoint->PostSend(data, length, request, stream);
 }
 
 Status StripedEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
+  if (!striper_.Up(0)) return MessagesLost();
   return rails_[0].endpoint->PostRecv(buffer, capacity, request);
+}
+
+Status StripedEndpoint::MessagesLost() const {
+  return ConnectionLost(fmt::format(
+      "rail 0, which alone carries messages (so that they fill receives in order), is down: {}",
+      Failure(0)));
 }
 
 Status StripedEndpoint::Revoke(const transport::LocalRegionView& region, Deadline deadline) {

@@ -189,6 +189,8 @@ class StripedEndpoint final : public transport::Endpoint {
   Status Requeue(Leg& leg);
   // Takes `rail` down for `failure`, the first one kept.
   void TakeDown(uint32_t rail, const Status& failure);
+  // kConnectionLost for a send or receive with rail 0 down, naming why.
+  Status MessagesLost() const;
   // kConnectionLost naming every rail and why it is down.
   Status NoRailLeft(std::string_view what) const;
   // Legs of `stream` in flight on `rail`.

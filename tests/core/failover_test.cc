@@ -228,6 +228,32 @@ TEST_P(FailoverTest, WithRail0LostNotificationsGoOnAnotherRailBehindTheirBytes) 
   EXPECT_FALSE(striped().Stats(0).up);
 }
 
+// Messages keep to rail 0 (engine.h, PostSend): with rail 0 down, a send
+// and a receive fail at once naming it, while WRITEs carry on over rail 1.
+TEST_P(FailoverTest, WithRail0DownMessagesFailAtOnceAndWritesCarryOn) {
+  ASSERT_NO_FATAL_FAILURE(
+      Connect(0, {.lose_after_posts = 1, .loss = FaultyEndpoint::Loss::kRefuse}));
+  xfer::testing::FillPattern(Bytes(local_), kRequest, 31);
+  const TransferEntry entry = Entry(0);
+  for (int round = 0; round < 2; ++round) {  // the second finds rail 0 down
+    TransferRequest write;
+    ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, write, 0).ok());
+    ASSERT_TRUE(write.Wait(10s).ok()) << write.Test().ToString();
+  }
+  EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRequest, 31), kRequest);
+  ASSERT_FALSE(striped().Stats(0).up);
+  TransferRequest send;
+  const Status sent = pair_.initiator->PostSend(Bytes(local_), 64, send, 0);
+  EXPECT_EQ(sent.code(), StatusCode::kConnectionLost) << sent.ToString();
+  EXPECT_NE(sent.message().find("rail 0, which alone carries messages"), std::string::npos)
+      << sent.ToString();
+  EXPECT_NE(sent.message().find("injected: the rail is lost"), std::string::npos)
+      << sent.ToString();
+  TransferRequest receive;
+  EXPECT_EQ(pair_.initiator->PostRecv(Bytes(local_), 64, receive).code(),
+            StatusCode::kConnectionLost);
+}
+
 // Both rails lost: the request fails with kConnectionLost naming each rail
 // and why; later ones fail at once, without posting.
 TEST_P(FailoverTest, WithNoRailLeftRequestsFailAtOnceNamingEachRail) {

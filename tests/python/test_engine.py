@@ -16,6 +16,7 @@ StatusCode = xfer.StatusCode
     (dict(transports=["carrier-pigeon"]), "carrier-pigeon"),
     (dict(transports=[]), None),  # [] means all built in: no error
     (dict(connect_timeout=0.0), "timeouts must be positive"),
+    (dict(slice_timeout=0.25, slice_retries=0), None),  # failover's numbers
 ])
 def test_engine_options_the_engine_refuses(options, fragment):
     if fragment is None:
@@ -30,6 +31,10 @@ def test_engine_options_the_engine_refuses(options, fragment):
     (dict(io_timeout=-1.0), ValueError),
     (dict(connect_timeout=float("nan")), ValueError),
     (dict(io_timeout=float("inf")), ValueError),
+    (dict(slice_timeout=-0.5), ValueError),
+    (dict(slice_retries=-1), ValueError),
+    (dict(slice_retries=2**32), ValueError),
+    (dict(slice_timeout="1"), TypeError),
     # The transports' own keywords: out of range where this build has verbs,
     # unknown (an unexpected keyword) where it does not.
     (dict(verbs_port=0), ValueError if "verbs" in xfer.builtin_transports() else TypeError),
