@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -179,6 +180,78 @@ Status ReadOutcome(const Field& object, RunDocument& run) {
   return Status::Ok();
 }
 
+Result<std::vector<std::string>> StringList(const Field& object, std::string_view key) {
+  XFER_REPORT_ASSIGN_OR_RETURN(Field list, object.Member(key));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, list.ArraySize());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < count; ++i) {
+    XFER_REPORT_ASSIGN_OR_RETURN(std::string item, list.Element(i).String());
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// The most rails (RailStriper::kMaxRails) and samples a timeline may hold:
+// a day of 10 ms intervals is 8.6 million; more is no run's.
+constexpr size_t kMaxTimelineRails = 16;
+constexpr size_t kMaxTimelineSamples = 10'000'000;
+
+Result<RailTimelineDoc> ReadRailTimeline(const Field& timeline) {
+  RailTimelineDoc out;
+  XFER_REPORT_ASSIGN_OR_RETURN(Field interval, timeline.Member("interval_ms"));
+  XFER_REPORT_ASSIGN_OR_RETURN(out.interval_ms, interval.PositiveInteger());
+  XFER_REPORT_ASSIGN_OR_RETURN(out.rails, StringList(timeline, "rails"));
+  if (out.rails.empty() || out.rails.size() > kMaxTimelineRails) {
+    XFER_REPORT_ASSIGN_OR_RETURN(Field rails, timeline.Member("rails"));
+    return rails.Error(fmt::format("expected 1 to {} rails", kMaxTimelineRails));
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(Field samples, timeline.Member("samples"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, samples.ArraySize());
+  if (count > kMaxTimelineSamples) {
+    return samples.Error(fmt::format("more than {} samples", kMaxTimelineSamples));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const Field sample = samples.Element(i);
+    XFER_REPORT_ASSIGN_OR_RETURN(Field end, sample.Member("end_ms"));
+    RailTimelineDoc::Sample read;
+    XFER_REPORT_ASSIGN_OR_RETURN(read.end_ms, end.PositiveInteger());
+    if (!out.samples.empty() && read.end_ms <= out.samples.back().end_ms) {
+      return end.Error("not after the sample before");
+    }
+    XFER_REPORT_ASSIGN_OR_RETURN(Field bytes, sample.Member("bytes"));
+    XFER_REPORT_ASSIGN_OR_RETURN(size_t rails, bytes.ArraySize());
+    if (rails != out.rails.size()) {
+      return bytes.Error(fmt::format("expected {} figures, one per rail", out.rails.size()));
+    }
+    for (size_t r = 0; r < rails; ++r) {
+      XFER_REPORT_ASSIGN_OR_RETURN(uint64_t figure, bytes.Element(r).Count());
+      read.bytes.push_back(figure);
+    }
+    out.samples.push_back(std::move(read));
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> recoveries,
+                               timeline.OptionalMember("recoveries"));
+  if (recoveries) {
+    XFER_REPORT_ASSIGN_OR_RETURN(size_t losses, recoveries->ArraySize());
+    if (losses > kMaxTimelineSamples) return recoveries->Error("too many");
+    for (size_t i = 0; i < losses; ++i) {
+      const Field loss = recoveries->Element(i);
+      XFER_REPORT_ASSIGN_OR_RETURN(Field rail, loss.Member("rail"));
+      RailTimelineDoc::Loss read;
+      XFER_REPORT_ASSIGN_OR_RETURN(read.rail, rail.Count());
+      if (read.rail >= out.rails.size()) return rail.Error("no such rail");
+      XFER_REPORT_ASSIGN_OR_RETURN(Field down, loss.Member("down_ms"));
+      // Before the timeline's start (negative) for a rail lost earlier.
+      if (!down.value().is_number() || !std::isfinite(down.value().get<double>())) {
+        return down.Error("expected a number of milliseconds");
+      }
+      read.down_ms = down.value().get<double>();
+      out.losses.push_back(read);
+    }
+  }
+  return out;
+}
+
 Status ReadPerftest(const Field& root, RunDocument& run) {
   XFER_REPORT_ASSIGN_OR_RETURN(Field info, root.Member("test_info"));
   XFER_REPORT_ASSIGN_OR_RETURN(Field test, info.Member("test"));
@@ -200,6 +273,10 @@ Status ReadPerftest(const Field& root, RunDocument& run) {
   XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> fingerprint, root.OptionalMember("fingerprint"));
   if (fingerprint && !fingerprint->is_null()) {
     XFER_REPORT_ASSIGN_OR_RETURN(run.fingerprint, ReadFingerprint(*fingerprint, "fingerprint"));
+  }
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> timeline, root.OptionalMember("rail_timeline"));
+  if (timeline && !timeline->is_null() && run.kind == RunKind::kPerftestBandwidth) {
+    XFER_REPORT_ASSIGN_OR_RETURN(run.rail_timeline, ReadRailTimeline(*timeline));
   }
   return ReadPerftestRows(root, mode == "duration", run);
 }
@@ -245,17 +322,6 @@ Result<MatrixCell> ReadCell(const Field& cell) {
     }
   }
   XFER_REPORT_ASSIGN_OR_RETURN(out.efficiency, ReadEfficiency(cell));
-  return out;
-}
-
-Result<std::vector<std::string>> StringList(const Field& object, std::string_view key) {
-  XFER_REPORT_ASSIGN_OR_RETURN(Field list, object.Member(key));
-  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, list.ArraySize());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < count; ++i) {
-    XFER_REPORT_ASSIGN_OR_RETURN(std::string item, list.Element(i).String());
-    out.push_back(std::move(item));
-  }
   return out;
 }
 

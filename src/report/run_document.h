@@ -96,6 +96,23 @@ struct ClusterHeatMap {
   std::vector<std::vector<std::optional<double>>> gbps;
 };
 
+// --timeline's record in a bandwidth run (its JSON "rail_timeline"): what
+// each rail carried per interval, and when rails went down.
+struct RailTimelineDoc {
+  uint64_t interval_ms = 0;
+  std::vector<std::string> rails;  // "local->remote", rail 0 first
+  struct Sample {
+    uint64_t end_ms = 0;
+    std::vector<uint64_t> bytes;  // one per rail, in (previous end, end_ms]
+  };
+  std::vector<Sample> samples;    // end_ms strictly increasing
+  struct Loss {
+    size_t rail = 0;
+    double down_ms = 0;
+  };
+  std::vector<Loss> losses;
+};
+
 // A cell's status in the matrix table's words: "n/a" for "unsupported"
 // (the path cannot run here), else the status as is.
 std::string CellStatusText(const MatrixCell& cell);
@@ -123,6 +140,7 @@ struct RunDocument {
   std::vector<std::pair<std::string, std::string>> fingerprint;
 
   std::vector<BandwidthRow> bandwidth;  // kPerftestBandwidth
+  std::optional<RailTimelineDoc> rail_timeline;  // kPerftestBandwidth with --timeline
   std::vector<LatencyRow> latency;      // kPerftestLatency
   // kMatrix: the cells, and the axes in the order the run listed them.
   std::vector<MatrixCell> cells;

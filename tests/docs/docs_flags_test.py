@@ -22,7 +22,7 @@ FOREIGN = {
     "--oversubscribe": "mpirun",
     "--uts": "unshare",
     "--nic": "scripts/softroce-vm",
-    "--quick": "scripts/test.sh",
+    "--quick": "scripts/test.sh", "--only": "tests/softroce/run.sh",
     "--no-build-isolation": "pip", "--system-site-packages": "python -m venv",
     "--build": "cmake", "--install": "cmake", "--prefix": "cmake",
     "--cflags": "pkg-config", "--libs": "pkg-config",

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -232,6 +233,34 @@ TEST(HtmlReport, MatrixEfficiencyPlotFollowsItsTransport) {
   EXPECT_EQ(plots[2].ceilings, 0);
   EXPECT_NE(html.find("<li>shm: memcpy</li>"), std::string::npos);
   EXPECT_NE(html.find("<li>tcp: unknown</li>"), std::string::npos);
+}
+
+// --timeline's record becomes a plot of its own: a line per rail against
+// linear time from 0, in Gb/s, and a dashed marker where rail 1 went down.
+TEST(HtmlReport, ARailTimelineIsPlottedOverTimeWithTheLossMarked) {
+  json doc = BandwidthJson({{1 << 20, 1.5}});
+  doc["rail_timeline"] = testing::RailTimelineJson(10, 12'500'000, true);
+  const std::vector<RunDocument> runs = {Parse("t.json", doc)};
+  const std::string html = RenderHtmlReport(runs);
+  const std::vector<PlotInfo> plots = Plots(html);
+  const auto timeline = std::find_if(plots.begin(), plots.end(), [](const PlotInfo& plot) {
+    return plot.title == "t.json: Gb/s per rail every 100 ms";
+  });
+  ASSERT_NE(timeline, plots.end()) << html;
+  EXPECT_EQ(timeline->series, 2);
+  EXPECT_EQ(timeline->x_min, "0");
+  EXPECT_EQ(timeline->x_max, "1");  // 1.0 s of samples, on 1-2-5 ticks
+  EXPECT_EQ(timeline->y_max, "1");  // 1 Gb/s per rail, the top tick
+  EXPECT_EQ(Count(html, "<g class=\"marker\" data-name=\"rail 1 down at 0.251 s\" "
+                        "data-x=\"0.2505\">"),
+            1u)
+      << html;
+  EXPECT_NE(html.find("data-markers=\"1\""), std::string::npos);
+  EXPECT_NE(html.find("data-name=\"rail 1: 10.0.2.1-&gt;10.0.2.2\""), std::string::npos);
+  // Without a timeline, no such plot.
+  const std::vector<RunDocument> plain_runs = {Parse("p.json", BandwidthJson({{1 << 20, 1.5}}))};
+  const std::string plain = RenderHtmlReport(plain_runs);
+  EXPECT_EQ(plain.find("per rail every"), std::string::npos);
 }
 
 TEST(HtmlReport, TextFromTheFileIsEscaped) {

@@ -50,6 +50,27 @@ inline json BandwidthJson(const std::vector<BwPoint>& points,
           {"results", rows}};
 }
 
+// --timeline's record (json_report's rail_timeline): two rails over
+// `samples` intervals of 100 ms, each carrying `bytes`, rail 1 going down
+// at 250 ms when `lose_rail_1`.
+inline json RailTimelineJson(size_t samples, uint64_t bytes, bool lose_rail_1) {
+  json rows = json::array();
+  for (size_t i = 1; i <= samples; ++i) {
+    const bool up = !lose_rail_1 || i * 100 < 250;
+    rows.push_back({{"end_ms", i * 100}, {"bytes", {bytes, up ? bytes : 0}}, {"up", {true, up}}});
+  }
+  json recoveries = json::array();
+  if (lose_rail_1) {
+    recoveries.push_back({{"rail", 1}, {"down_ms", 250.5}, {"survivors_before_gbps", 1.0},
+                          {"recovered_ms", 400}});
+  }
+  return {{"interval_ms", 100},
+          {"start", "2026-12-07T21:17:01.067Z"},
+          {"rails", {"10.0.1.1->10.0.1.2", "10.0.2.1->10.0.2.2"}},
+          {"samples", rows},
+          {"recoveries", recoveries}};
+}
+
 struct CellSpec {
   std::string transport;
   std::string direction;

@@ -321,6 +321,47 @@ TEST(RunDocument, ForeignAndMalformedDocumentsAreRefused) {
   }
 }
 
+// --timeline's record rides along a bandwidth run; what is malformed in it
+// is refused naming where.
+TEST(RunDocument, ReadsARailTimelineAndRefusesAMalformedOne) {
+  json doc = testing::BandwidthJson({{1 << 20, 1.5}});
+  doc["rail_timeline"] = testing::RailTimelineJson(5, 12'500'000, true);
+  auto run = ParseRunDocument("t.json", doc.dump());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_TRUE(run->rail_timeline.has_value());
+  EXPECT_EQ(run->rail_timeline->interval_ms, 100u);
+  EXPECT_EQ(run->rail_timeline->rails.size(), 2u);
+  ASSERT_EQ(run->rail_timeline->samples.size(), 5u);
+  EXPECT_EQ(run->rail_timeline->samples[4].end_ms, 500u);
+  EXPECT_EQ(run->rail_timeline->samples[4].bytes, (std::vector<uint64_t>{12'500'000, 0}));
+  ASSERT_EQ(run->rail_timeline->losses.size(), 1u);
+  EXPECT_EQ(run->rail_timeline->losses[0].rail, 1u);
+  EXPECT_DOUBLE_EQ(run->rail_timeline->losses[0].down_ms, 250.5);
+
+  const std::pair<std::function<void(json&)>, const char*> bad[] = {
+      {[](json& t) { t["samples"][1]["bytes"] = {1}; },
+       "t.json: rail_timeline.samples[1].bytes: expected 2 figures, one per rail"},
+      {[](json& t) { t["samples"][2]["end_ms"] = 200; },
+       "t.json: rail_timeline.samples[2].end_ms: not after the sample before"},
+      {[](json& t) { t["samples"][0]["bytes"][0] = -5; },
+       "t.json: rail_timeline.samples[0].bytes[0]: expected"},
+      {[](json& t) { t["recoveries"][0]["rail"] = 2; },
+       "t.json: rail_timeline.recoveries[0].rail: no such rail"},
+      {[](json& t) { t["recoveries"][0]["down_ms"] = "soon"; },
+       "t.json: rail_timeline.recoveries[0].down_ms: expected a number of milliseconds"},
+      {[](json& t) { t["rails"] = json::array(); },
+       "t.json: rail_timeline.rails: expected 1 to 16 rails"},
+      {[](json& t) { t.erase("interval_ms"); }, "t.json: rail_timeline.interval_ms: missing"},
+  };
+  for (const auto& [spoil, message] : bad) {
+    json spoilt = doc;
+    spoil(spoilt["rail_timeline"]);
+    auto refused = ParseRunDocument("t.json", spoilt.dump());
+    ASSERT_FALSE(refused.ok()) << message;
+    EXPECT_EQ(refused.status().message().rfind(message, 0), 0u) << refused.status().message();
+  }
+}
+
 // 1e999 parses as infinity; a figure must be finite.
 TEST(RunDocument, OverflowingNumbersAreRefused) {
   json bad = json::parse(ReadTestData("write_bw.json"));

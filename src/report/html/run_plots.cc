@@ -64,6 +64,32 @@ bool HasPoints(const PlotSpec& plot) {
                      [](const PlotSeries& series) { return !series.points.empty(); });
 }
 
+// --timeline: each rail's Gb/s per interval over the run's time, and a
+// dashed line where each rail went down.
+PlotSpec RailTimelinePlot(const RunDocument& run, const RailTimelineDoc& timeline) {
+  PlotSpec plot{fmt::format("{}: Gb/s per rail every {} ms", run.name, timeline.interval_ms),
+                "time since the first size [s]", "rail bandwidth [Gb/s (10^9 bit/s)]", {}};
+  plot.x_log = false;
+  for (size_t rail = 0; rail < timeline.rails.size(); ++rail) {
+    PlotSeries series{fmt::format("rail {}: {}", rail, timeline.rails[rail]), {}, rail, false};
+    uint64_t begin = 0;
+    for (const RailTimelineDoc::Sample& sample : timeline.samples) {
+      const double seconds = static_cast<double>(sample.end_ms - begin) / 1e3;
+      series.points.push_back({static_cast<double>(sample.end_ms) / 1e3,
+                               static_cast<double>(sample.bytes[rail]) * 8 / seconds / 1e9});
+      begin = sample.end_ms;
+    }
+    plot.series.push_back(std::move(series));
+  }
+  for (const RailTimelineDoc::Loss& loss : timeline.losses) {
+    if (loss.down_ms < 0) continue;  // before the timeline began
+    PlotSeries marker{fmt::format("rail {} down at {:.3f} s", loss.rail, loss.down_ms / 1e3),
+                      {{loss.down_ms / 1e3, 0}}, loss.rail, false, true};
+    plot.series.push_back(std::move(marker));
+  }
+  return plot;
+}
+
 void BandwidthPlots(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {
   const RunDocument& first = *group.front();
   PlotSpec bw{fmt::format("{}: BW average", first.test), kMessageSize,
@@ -91,6 +117,9 @@ void BandwidthPlots(const std::vector<const RunDocument*>& group, std::vector<Pl
   out.push_back(std::move(bw));
   out.push_back(std::move(rate));
   if (HasPoints(efficiency)) out.push_back(std::move(efficiency));
+  for (const RunDocument* run : group) {
+    if (run->rail_timeline) out.push_back(RailTimelinePlot(*run, *run->rail_timeline));
+  }
 }
 
 void LatencyPlot(const std::vector<const RunDocument*>& group, std::vector<PlotSpec>& out) {

@@ -39,6 +39,27 @@ std::vector<const PlotSeries*> Drawn(const PlotSpec& spec) {
   return out;
 }
 
+// 1, 2 or 5 times a power of ten, so that at most six steps cover `max`.
+double NiceStep(double max) {
+  const double raw = max / 6;
+  const double power = std::pow(10, std::floor(std::log10(raw)));
+  for (double factor : {1.0, 2.0, 5.0}) {
+    if (factor * power >= raw) return factor * power;
+  }
+  return 10 * power;
+}
+
+// Linear, from 0 to a whole number of 1-2-5 steps past the data.
+Range LinearXRange(const std::vector<const PlotSeries*>& series, double& step) {
+  double hi = 0;
+  for (const PlotSeries* s : series) {
+    for (const PlotPoint& p : s->points) hi = std::max(hi, p.x);
+  }
+  if (!(hi > 0)) hi = 1;
+  step = NiceStep(hi);
+  return {0, std::ceil(hi / step) * step};
+}
+
 // Powers of two around the data, so that ticks fall on the range ends.
 Range XRange(const std::vector<const PlotSeries*>& series) {
   double lo = std::numeric_limits<double>::max();
@@ -58,16 +79,6 @@ Range XRange(const std::vector<const PlotSeries*>& series) {
   return range;
 }
 
-// 1, 2 or 5 times a power of ten, so that at most six steps cover `max`.
-double NiceStep(double max) {
-  const double raw = max / 6;
-  const double power = std::pow(10, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0}) {
-    if (factor * power >= raw) return factor * power;
-  }
-  return 10 * power;
-}
-
 Range YRange(const std::vector<const PlotSeries*>& series, double& step) {
   double hi = 0;
   for (const PlotSeries* s : series) {
@@ -81,8 +92,11 @@ Range YRange(const std::vector<const PlotSeries*>& series, double& step) {
 struct Frame {
   Range x;
   Range y;
+  bool x_log = true;
   double ToX(double value) const {
-    const double f = (std::log2(value) - std::log2(x.min)) / (std::log2(x.max) - std::log2(x.min));
+    const double f =
+        x_log ? (std::log2(value) - std::log2(x.min)) / (std::log2(x.max) - std::log2(x.min))
+              : (value - x.min) / (x.max - x.min);
     return kLeft + f * (kWidth - kLeft - kRight);
   }
   double ToY(double value) const {
@@ -100,22 +114,32 @@ std::string DataNumber(double value) {
   return fmt::format("{:.6g}", value);
 }
 
-std::string XAxis(const Frame& frame, const std::string& label) {
-  const int lo = static_cast<int>(std::lround(std::log2(frame.x.min)));
-  const int hi = static_cast<int>(std::lround(std::log2(frame.x.max)));
-  int stride = 1;
-  while (static_cast<size_t>((hi - lo) / stride + 1) > kMaxXTicks) stride *= 2;
+// One vertical grid line with its tick label at data value `value`.
+std::string XTick(const Frame& frame, double value, const std::string& label) {
+  const double base = kPlotHeight - kBottom;
+  return fmt::format(
+      "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+      "stroke=\"#e4e4e4\"/>\n<text class=\"xtick\" x=\"{0:.1f}\" y=\"{3:.1f}\" "
+      "text-anchor=\"middle\">{4}</text>\n",
+      frame.ToX(value), kTop, base, base + 16, label);
+}
+
+std::string XAxis(const Frame& frame, double linear_step, const std::string& label) {
   const double base = kPlotHeight - kBottom;
   std::string out = fmt::format(
       "<line class=\"axis\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>\n",
       kLeft, base, kWidth - kRight, base);
-  for (int e = lo; e <= hi; e += stride) {
-    const double x = frame.ToX(std::exp2(e));
-    out += fmt::format(
-        "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
-        "stroke=\"#e4e4e4\"/>\n<text class=\"xtick\" x=\"{0:.1f}\" y=\"{3:.1f}\" "
-        "text-anchor=\"middle\">{4}</text>\n",
-        x, kTop, base, base + 16, BinarySizeLabel(std::exp2(e)));
+  if (!frame.x_log) {
+    const int ticks = static_cast<int>(std::lround(frame.x.max / linear_step));
+    for (int i = 0; i <= ticks; ++i) out += XTick(frame, i * linear_step, Number(i * linear_step));
+  } else {
+    const int lo = static_cast<int>(std::lround(std::log2(frame.x.min)));
+    const int hi = static_cast<int>(std::lround(std::log2(frame.x.max)));
+    int stride = 1;
+    while (static_cast<size_t>((hi - lo) / stride + 1) > kMaxXTicks) stride *= 2;
+    for (int e = lo; e <= hi; e += stride) {
+      out += XTick(frame, std::exp2(e), BinarySizeLabel(std::exp2(e)));
+    }
   }
   out += fmt::format(
       "<text class=\"xlabel\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
@@ -148,7 +172,19 @@ const char* Colour(const PlotSeries& series) {
   return kPalette[series.color % std::size(kPalette)];
 }
 
+// A marker: a dashed vertical line over the whole plot at its first x.
+std::string MarkerGroup(const Frame& frame, const PlotSeries& series) {
+  const double x = frame.ToX(series.points.front().x);
+  return fmt::format(
+      "<g class=\"marker\" data-name=\"{}\" data-x=\"{}\"><line x1=\"{:.1f}\" y1=\"{:.1f}\" "
+      "x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"1.5\" "
+      "stroke-dasharray=\"3 3\"/></g>\n",
+      HtmlEscape(series.name), DataNumber(series.points.front().x), x, kTop, x,
+      kPlotHeight - kBottom, Colour(series));
+}
+
 std::string SeriesGroup(const Frame& frame, const PlotSeries& series) {
+  if (series.marker) return MarkerGroup(frame, series);
   std::vector<PlotPoint> points = series.points;
   std::sort(points.begin(), points.end(),
             [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
@@ -185,7 +221,10 @@ std::string Legend(const std::vector<const PlotSeries*>& series) {
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
         "stroke-width=\"2\"{}/><text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
         kLeft, y, kLeft + 28, y, Colour(*series[i]),
-        series[i]->ceiling ? " stroke-dasharray=\"6 4\"" : "", kLeft + 36, y + 4,
+        series[i]->marker    ? " stroke-dasharray=\"3 3\""
+        : series[i]->ceiling ? " stroke-dasharray=\"6 4\""
+                             : "",
+        kLeft + 36, y + 4,
         HtmlEscape(series[i]->name));
   }
   return out + "</g>\n";
@@ -206,21 +245,32 @@ std::string BinarySizeLabel(double bytes) {
 
 std::string RenderSvgPlot(const PlotSpec& spec) {
   const std::vector<const PlotSeries*> series = Drawn(spec);
+  // Markers span the plot: their points do not set the y range.
+  std::vector<const PlotSeries*> measured_or_ceiling;
+  for (const PlotSeries* s : series) {
+    if (!s->marker) measured_or_ceiling.push_back(s);
+  }
   double step = 1;
-  Frame frame{XRange(series), YRange(series, step)};
-  const size_t measured = static_cast<size_t>(
-      std::count_if(series.begin(), series.end(), [](const PlotSeries* s) { return !s->ceiling; }));
+  double x_step = 1;
+  Frame frame{spec.x_log ? XRange(series) : LinearXRange(series, x_step),
+              YRange(measured_or_ceiling, step), spec.x_log};
+  const auto count = [&](auto predicate) {
+    return static_cast<size_t>(std::count_if(series.begin(), series.end(), predicate));
+  };
+  const size_t measured = count([](const PlotSeries* s) { return !s->ceiling && !s->marker; });
+  const size_t markers = count([](const PlotSeries* s) { return s->marker; });
   const double height = kPlotHeight + static_cast<double>(series.size()) * kLegendRow + 8;
   std::string out = fmt::format(
       "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" data-series=\"{2}\" data-ceilings=\"{3}\" data-x-min=\"{4}\" "
-      "data-x-max=\"{5}\" data-y-min=\"{6}\" data-y-max=\"{7}\" role=\"img\">\n"
+      "viewBox=\"0 0 {0} {1}\" data-series=\"{2}\" data-ceilings=\"{3}\" data-markers=\"{10}\" "
+      "data-x-min=\"{4}\" data-x-max=\"{5}\" data-y-min=\"{6}\" data-y-max=\"{7}\" "
+      "role=\"img\">\n"
       "<title>{8}</title>\n"
       "<text class=\"title\" x=\"{9}\" y=\"20\" text-anchor=\"middle\">{8}</text>\n",
-      kWidth, height, measured, series.size() - measured, DataNumber(frame.x.min),
+      kWidth, height, measured, series.size() - measured - markers, DataNumber(frame.x.min),
       DataNumber(frame.x.max), DataNumber(frame.y.min), DataNumber(frame.y.max), HtmlEscape(spec.title),
-      kWidth / 2);
-  out += XAxis(frame, spec.x_label);
+      kWidth / 2, markers);
+  out += XAxis(frame, x_step, spec.x_label);
   out += YAxis(frame, step, spec.y_label);
   for (const PlotSeries* s : series) out += SeriesGroup(frame, *s);
   out += Legend(series);

@@ -10,7 +10,11 @@
 //    data-name, holding a <polyline> and one <circle> per point, so that a
 //    single-point series still draws;
 //  * the x axis is log2 with ticks at powers of two labelled in binary units
-//    (1K = 1024); the y axis is linear from 0 with 1-2-5 ticks;
+//    (1K = 1024), or (PlotSpec::x_log false) linear from 0 with 1-2-5 ticks
+//    (a timeline); the y axis is linear from 0 with 1-2-5 ticks;
+//  * a marker (an event on the x axis, e.g. a rail going down) is one
+//    <g class="marker"> with data-name and a dashed vertical line at its
+//    first point's x, counted in data-markers;
 //  * each axis carries its label with the unit as given.
 // Pure; thread-safe.
 #ifndef XFER_REPORT_HTML_SVG_PLOT_H_
@@ -23,7 +27,7 @@
 namespace xfer::report {
 
 struct PlotPoint {
-  double x = 0;  // > 0: the x axis is logarithmic
+  double x = 0;  // > 0 on a logarithmic x axis, >= 0 on a linear one
   double y = 0;  // >= 0
 };
 
@@ -32,6 +36,7 @@ struct PlotSeries {
   std::vector<PlotPoint> points;
   size_t color = 0;      // index into the palette; equal indices, equal colours
   bool ceiling = false;  // drawn dashed, counted in data-ceilings
+  bool marker = false;   // a vertical dashed line at points[0].x, the full height
 };
 
 struct PlotSpec {
@@ -39,6 +44,7 @@ struct PlotSpec {
   std::string x_label;  // with its unit, e.g. "message size [bytes]"
   std::string y_label;  // with its unit, e.g. "BW average [Gb/s (10^9 bit/s)]"
   std::vector<PlotSeries> series;
+  bool x_log = true;  // false: a linear x axis from 0 (time)
 };
 
 // The <svg> element. Series without points are left out (and not counted).
