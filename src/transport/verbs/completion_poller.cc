@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <optional>
 
 #include "common/clock.h"
+#include "transport/verbs/completion_status.h"
 
 namespace xfer::transport::verbs {
 namespace {
@@ -81,29 +83,11 @@ void CompletionPoller::HandleAsyncEvents() {
   ibv_async_event event{};
   while (ibv_get_async_event(context_, &event) == 0) {
     const ibv_event_type type = event.event_type;
-    uint32_t qpn = 0;
-    bool fatal = false;
-    switch (type) {
-      case IBV_EVENT_QP_FATAL:
-      case IBV_EVENT_QP_REQ_ERR:
-      case IBV_EVENT_QP_ACCESS_ERR:
-        qpn = event.element.qp->qp_num;
-        fatal = true;
-        break;
-      case IBV_EVENT_CQ_ERR:
-      case IBV_EVENT_DEVICE_FATAL:
-      case IBV_EVENT_PORT_ERR:
-        fatal = true;
-        break;
-      default:
-        break;
-    }
+    const bool on_qp = type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
+                       type == IBV_EVENT_QP_ACCESS_ERR;
+    const uint32_t qpn = on_qp ? event.element.qp->qp_num : 0;
     ibv_ack_async_event(&event);
-    if (fatal) {
-      sink_.OnFatal(ConnectionLost(
-          qpn != 0 ? fmt::format("verbs: async event on QP {:#x}: {}", qpn, ibv_event_type_str(type))
-                   : fmt::format("verbs: async event: {}", ibv_event_type_str(type))));
-    }
+    if (std::optional<Status> failure = AsyncEventFailure(type, qpn)) sink_.OnFatal(*failure);
   }
 }
 

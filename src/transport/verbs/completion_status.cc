@@ -69,4 +69,24 @@ Status CompletionError(ibv_wc_status status, uint32_t vendor_error, WrOp op, uin
                             static_cast<int>(status), vendor_error, hint));
 }
 
+std::optional<Status> AsyncEventFailure(ibv_event_type type, uint32_t qpn) {
+  const char* hint = "";
+  switch (type) {
+    case IBV_EVENT_QP_FATAL:
+    case IBV_EVENT_QP_REQ_ERR:
+    case IBV_EVENT_QP_ACCESS_ERR:
+      return ConnectionLost(
+          fmt::format("verbs: async event on QP {:#x}: {}", qpn, ibv_event_type_str(type)));
+    case IBV_EVENT_PORT_ERR:
+      hint = " (the port went down: its link is down or unplugged)";
+      break;
+    case IBV_EVENT_CQ_ERR:
+    case IBV_EVENT_DEVICE_FATAL:
+      break;
+    default:
+      return std::nullopt;
+  }
+  return ConnectionLost(fmt::format("verbs: async event: {}{}", ibv_event_type_str(type), hint));
+}
+
 }  // namespace xfer::transport::verbs

@@ -7,6 +7,7 @@
 #include <infiniband/verbs.h>
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "xfer/status.h"
@@ -28,7 +29,9 @@ std::string_view WrOpName(WrOp op);
 //   IBV_WC_WR_FLUSH_ERR        kConnectionLost (the QP failed earlier)
 //   IBV_WC_REM_INV_REQ_ERR     kProtocolError (the peer's NIC found the
 //                              request invalid, e.g. a SEND too long)
-//   IBV_WC_LOC_*_ERR, MW/QP    kInternal (we posted something wrong)
+//   IBV_WC_LOC_QP_OP_ERR       kIoError (Soft-RoCE: a send its dead link
+//                              could not make; the path's failure)
+//   other IBV_WC_LOC_*_ERR, MW kInternal (we posted something wrong)
 //   anything else              kIoError
 // Pure.
 StatusCode CompletionCode(ibv_wc_status status);
@@ -37,6 +40,15 @@ StatusCode CompletionCode(ibv_wc_status status);
 // (IBV_WC status 10, vendor error 0x88)". REQUIRES: status != IBV_WC_SUCCESS.
 Status CompletionError(ibv_wc_status status, uint32_t vendor_error, WrOp op, uint32_t stream,
                        uint64_t length);
+
+// What an async event of the endpoint's device context means for its
+// connection: kConnectionLost naming the event for one that breaks it (a
+// QP's fatal, request or access error, `qpn` naming the QP; a CQ error; a
+// fatal device error; the port going down), nullopt for one that does not
+// (the port coming back, a GID change, ...), which is acknowledged and
+// left. Failover (the engine's rails) moves a broken rail's work to the
+// others on this status. Pure.
+std::optional<Status> AsyncEventFailure(ibv_event_type type, uint32_t qpn);
 
 }  // namespace xfer::transport::verbs
 

@@ -2,6 +2,8 @@
 // becomes, and which access a region's MR gets. Pure: no device needed.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <map>
 #include <random>
 #include <set>
@@ -131,6 +133,26 @@ TEST(VerbsCompletionStatusTest, FailedCompletionsMapToActionableCodes) {
   // failure (kIoError, which failover deals elsewhere), not the request's.
   EXPECT_EQ(CompletionCode(IBV_WC_LOC_QP_OP_ERR), StatusCode::kIoError);
   EXPECT_EQ(CompletionCode(IBV_WC_GENERAL_ERR), StatusCode::kIoError);
+}
+
+// The async events a device context reports: those that break the
+// connection fail it naming the event (the port's with what it means), the
+// others are left. (The VM's failover run takes a real port down.)
+TEST(VerbsCompletionStatusTest, AsyncEventsThatBreakTheConnectionAreNamed) {
+  const std::optional<Status> port = AsyncEventFailure(IBV_EVENT_PORT_ERR, 0);
+  ASSERT_TRUE(port.has_value());
+  EXPECT_EQ(port->code(), StatusCode::kConnectionLost);
+  EXPECT_EQ(port->message(), "verbs: async event: port error (the port went down: its link is "
+                             "down or unplugged)");
+  const std::optional<Status> qp = AsyncEventFailure(IBV_EVENT_QP_FATAL, 0x1a2);
+  ASSERT_TRUE(qp.has_value());
+  EXPECT_EQ(qp->message(), "verbs: async event on QP 0x1a2: local work queue catastrophic error");
+  EXPECT_TRUE(AsyncEventFailure(IBV_EVENT_DEVICE_FATAL, 0).has_value());
+  EXPECT_TRUE(AsyncEventFailure(IBV_EVENT_CQ_ERR, 0).has_value());
+  for (ibv_event_type left : {IBV_EVENT_PORT_ACTIVE, IBV_EVENT_GID_CHANGE, IBV_EVENT_LID_CHANGE,
+                              IBV_EVENT_COMM_EST, IBV_EVENT_SQ_DRAINED}) {
+    EXPECT_FALSE(AsyncEventFailure(left, 0).has_value()) << ibv_event_type_str(left);
+  }
 }
 
 TEST(VerbsCompletionStatusTest, MessageNamesTheOperationStreamAndVerbsStatus) {
