@@ -321,6 +321,21 @@ TEST(RunDocument, ForeignAndMalformedDocumentsAreRefused) {
   }
 }
 
+// A real run over two tcp rails with --timeline 100 (write_bw --loopback
+// --transport tcp --rails 2 -s 64K -D 1): its record is read whole.
+TEST(RunDocument, ReadsARealRailTimeline) {
+  auto run = ParseRunDocument("write_bw_rails_timeline.json",
+                              ReadTestData("write_bw_rails_timeline.json"));
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_TRUE(run->rail_timeline.has_value());
+  EXPECT_EQ(run->rail_timeline->interval_ms, 100u);
+  EXPECT_EQ(run->rail_timeline->rails,
+            (std::vector<std::string>{"127.0.0.1->127.0.0.1", "127.0.0.1->127.0.0.1"}));
+  EXPECT_EQ(run->rail_timeline->samples.size(), 10u);
+  EXPECT_EQ(run->rail_timeline->samples[0].end_ms, 100u);
+  EXPECT_TRUE(run->rail_timeline->losses.empty());
+}
+
 // --timeline's record rides along a bandwidth run; what is malformed in it
 // is refused naming where.
 TEST(RunDocument, ReadsARailTimelineAndRefusesAMalformedOne) {
