@@ -38,6 +38,16 @@ void Connection::Fail(const Status& reason) {
   for (auto& socket : incoming_) socket.Shutdown();
 }
 
+void Connection::FailLocally(const Status& reason) {
+  {
+    std::lock_guard lock(reason_mu_);
+    if (!closed_.load(std::memory_order_relaxed)) {
+      closed_locally_.store(true, std::memory_order_release);
+    }
+  }
+  Fail(reason);
+}
+
 Status Connection::reason() const {
   std::lock_guard lock(reason_mu_);
   return reason_;

@@ -72,8 +72,13 @@ class Connection {
   // the completer and responder. In-flight work is failed by the threads
   // that own it as they exit.
   void Fail(const Status& reason);
+  // Fail() for this side's own Close: progress stops at once, and nothing
+  // the peer had sent is served after it.
+  void FailLocally(const Status& reason);
 
   bool closed() const { return closed_.load(std::memory_order_acquire); }
+  // Whether it was this side's Close that killed it. REQUIRES: closed().
+  bool closed_locally() const { return closed_locally_.load(std::memory_order_acquire); }
 
   // Why the connection died, with its code (kConnectionLost, kTimeout,
   // kProtocolError, ...). REQUIRES: closed().
@@ -104,6 +109,7 @@ class Connection {
   const std::chrono::milliseconds io_timeout_;
 
   std::atomic<bool> closed_{false};
+  std::atomic<bool> closed_locally_{false};  // set before closed_, by FailLocally
   mutable std::mutex reason_mu_;
   Status reason_;  // GUARDED_BY(reason_mu_)
 };

@@ -93,7 +93,22 @@ void Responder::Run() {
     }
     wait_ms = CheckStalls();
   }
-  connection_.recv_queue().FailAll(connection_.reason());
+  const Status reason = connection_.reason();
+  if (reason.code() == StatusCode::kConnectionLost && !connection_.closed_locally()) {
+    ServeWhatArrived();
+  }
+  connection_.recv_queue().FailAll(reason);
+}
+
+void Responder::ServeWhatArrived() {
+  // Fail() shut the sockets down: each read returns what had arrived, then
+  // the end. Bounded all the same (a frame's worth of buffer per round).
+  constexpr int kRounds = 256;
+  for (Incoming& in : incoming_) {
+    for (int round = 0; round < kRounds; ++round) {
+      if (!Service(in).ok()) break;
+    }
+  }
 }
 
 Status Responder::Service(Incoming& in) {

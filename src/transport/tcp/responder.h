@@ -72,6 +72,13 @@ class Responder {
   };
 
   void Run();
+  // After the peer closed (kConnectionLost, not this side's Close): serves
+  // what it had sent before its end and is already in the sockets, which on
+  // one host is there before the close another of this side's threads may
+  // have seen first -- a last notification is delivered, a last WRITE
+  // lands, as had this thread read first. Reads without blocking, until
+  // each socket's end.
+  void ServeWhatArrived();
   // Serves every complete request `in` delivered. A non-OK
   // return is a broken stream (or a dead peer) and fails the connection.
   Status Service(Incoming& in);

@@ -184,7 +184,7 @@ void TcpEndpoint::Close() {
   std::lock_guard lock(close_mu_);
   if (joined_) return;
   link_down_.Reset();  // no announcement reaches a closing connection
-  connection_.Fail(ConnectionLost("tcp endpoint closed locally"));
+  connection_.FailLocally(ConnectionLost("tcp endpoint closed locally"));
   completer_.Join();
   responder_.Join();
   for (auto& out : connection_.outgoing()) {

@@ -3,7 +3,10 @@
 // error, within its timeout, without crashing or hanging.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tcp_test_util.h"
@@ -187,6 +190,51 @@ TEST_F(TcpFaultTest, PeerVanishingWithRequestsQueuedFailsThem) {
   pair_->raw = StreamSockets{};  // ...and died
   for (auto& r : requests) ExpectFails(r, StatusCode::kConnectionLost);
   ExpectClosed();
+}
+
+// A peer that sends its last notification and a WRITE and then ends at
+// once (its process exits: both of its sockets close). The frames reach
+// this side's socket before the close does, and are served whichever of
+// this side's threads sees the close first: the notification is delivered
+// and the WRITE lands. (Its completer seeing the end on the other socket
+// used to stop the serving before it read them: a KV-cache decoder lost
+// the last block's notification now and then.)
+TEST_F(TcpFaultTest, WhatThePeerSentBeforeItClosedIsServed) {
+  for (int round = 0; round < 40; ++round) {
+    Connect();
+    std::memset(Bytes(local_), 0, 64);
+    const std::string payload(64, 'k');
+    const FrameHeader write{FrameType::kWrite, StatusCode::kOk, 1, Addr(Bytes(local_)),
+                            payload.size()};
+    const std::string note = "block " + std::to_string(round);
+    const FrameHeader notify{FrameType::kNotify, StatusCode::kOk, 2, 0, note.size()};
+    std::string frames;
+    for (const auto& [header, body] : {std::pair{write, payload}, std::pair{notify, note}}) {
+      const FrameBytes encoded = EncodeFrameHeader(header);
+      frames.append(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+      frames += body;
+    }
+    ASSERT_TRUE(Serving().SendAll(frames.data(), frames.size(), Deadline::After(kWait)).ok());
+    Requests().Close();  // the end the completer sees, at once
+    Serving().Close();
+    const std::vector<std::string> got = pair_->notes.WaitFor(1, 5s);
+    ASSERT_EQ(got.size(), 1u) << "round " << round << ": the last notification was lost";
+    EXPECT_EQ(got[0], note);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(Bytes(local_)), 64), payload) << round;
+    pair_->endpoint->Close();
+  }
+}
+
+// After this side's own Close nothing the peer sent is served any more.
+TEST_F(TcpFaultTest, AfterALocalCloseNothingArrivingIsServed) {
+  Connect();
+  pair_->endpoint->Close();
+  const std::string note = "too late";
+  const FrameHeader notify{FrameType::kNotify, StatusCode::kOk, 1, 0, note.size()};
+  const FrameBytes encoded = EncodeFrameHeader(notify);
+  (void)Serving().SendAll(encoded.data(), encoded.size(), Deadline::After(kWait));
+  (void)Serving().SendAll(note.data(), note.size(), Deadline::After(kWait));
+  EXPECT_TRUE(pair_->notes.WaitFor(1, 200ms).empty());
 }
 
 TEST_F(TcpFaultTest, LocalCloseFailsInFlightWorkPromptly) {

@@ -38,6 +38,7 @@ using xfer::testing::PatternByte;
 struct RawPeerPair {
   xfer::testing::TestMemory memory;      // the endpoint's registered memory
   xfer::testing::TestMemory raw_memory;  // unused by the raw side's bytes
+  xfer::testing::RecordingSink notes;    // the raw side's notifications, as the endpoint got them
   Socket control;
   Socket raw_control;
   std::unique_ptr<Endpoint> endpoint;
@@ -76,6 +77,7 @@ inline Status ConnectRaw(RawPeerPair& pair, uint32_t streams,
   });
   TcpTransport transport;
   auto setup = MakeSetup(pair.control, pair.memory, pair.raw_memory, streams, io_timeout, true);
+  setup.notifications = &pair.notes;
   auto endpoint = transport.CreateEndpoint(setup);
   auto sockets = raw.get();
   if (!endpoint.ok()) return endpoint.status();
