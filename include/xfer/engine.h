@@ -522,7 +522,9 @@ class XFER_API Engine {
   // (from `from` only, when it is not 0), removed from the engine. Waits up
   // to `timeout` for the first one when none is there; returns empty when
   // none came. A notification stays readable after its sender
-  // disconnected. The engine keeps at most 16 MiB of unread notifications
+  // disconnected. Over tcp one whose request completed on the sender before
+  // it disconnected (or its process exited) is delivered: the connection's
+  // end is served after what the sender had sent before it. The engine keeps at most 16 MiB of unread notifications
   // per peer (an 8-byte one counts as 64): a peer that sends past that
   // fails its connection with kResourceExhausted, as an RDMA receiver
   // that posts no receives stalls its sender.
