@@ -252,6 +252,14 @@ void StripedEndpoint::EndLeg(Leg& leg, const Status& status, size_t moved) {
 }
 
 void StripedEndpoint::Retry(Leg& leg, const Status& failure) {
+  // A request cancelled or past its deadline (Engine::Cancel, Preempt), or
+  // failed by another of its slices meanwhile, ends as it would have
+  // without failover: nothing more of it is posted, and it completes once
+  // its slices in flight have.
+  if (!RequestAccess::PartsStatus(*leg.parent).ok()) {
+    EndLeg(leg, failure, 0);
+    return;
+  }
   Status moved = MoveLeg(leg, failure);
   while (moved.ok()) {
     // Its last completion let go of it a moment before publishing it done.
@@ -267,7 +275,8 @@ void StripedEndpoint::Retry(Leg& leg, const Status& failure) {
     // a dead rail must not hold it here for good.
     LeaveSilentRails();
     std::this_thread::yield();
-    moved = Requeue(leg);
+    moved = RequestAccess::PartsStatus(*leg.parent);
+    if (moved.ok()) moved = Requeue(leg);
   }
   EndLeg(leg, moved, 0);
 }

@@ -31,7 +31,9 @@
 // request completes OK only when every slice is in place: a retried WRITE
 // rewrites the same bytes to the same place, a retried READ reads them
 // again. A failure the peer decided (a refused range, a revoked region) is
-// the request's, not the rail's, and is not retried. With no rail up, the
+// the request's, not the rail's, and is not retried; nor is a slice of a
+// request cancelled or past its deadline meanwhile (it completes as it
+// would have, once its slices in flight end). With no rail up, the
 // slice and every later request fail with kConnectionLost naming each
 // rail and why it went down. Notifications go on the first up rail (rail 0
 // while it is up), behind every leg of their stream on the other rails,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/request_access.h"
 #include "core/striped_endpoint.h"
 #include "support/byte_pattern.h"
 #include "support/endpoint_pair.h"
@@ -176,6 +177,24 @@ TEST_P(FailoverTest, ASilentRailIsLeftAfterTheSliceTimeoutAndItsSlicesDealtAgain
                                        0),
             0u)
       << striped().Failure(1);
+}
+
+// A request cancelled while its slices wait on a silent rail ends as a
+// cancel would without failover (Engine::Cancel): once its slices end,
+// with kCancelled, and none of them is dealt again to move more bytes.
+TEST_P(FailoverTest, ARequestCancelledDuringRecoveryIsNotDealtAgain) {
+  StripedEndpoint::Options options;
+  options.slice_timeout = SliceTimeout();
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {.loss = FaultyEndpoint::Loss::kStall}, options));
+  faulty_->Lose();
+  const TransferEntry entry = Entry(0);
+  TransferRequest request;
+  ASSERT_TRUE(pair_.initiator->PostRead({&entry, 1}, request, 0).ok());
+  internal::RequestAccess::Preempt(request, Cancelled("cancelled by the test"));
+  const Status ended = request.Wait(SliceTimeout() + 5s);
+  EXPECT_EQ(ended.code(), StatusCode::kCancelled) << ended.ToString();
+  EXPECT_FALSE(striped().Stats(1).up);  // the silence was found all the same
+  EXPECT_EQ(striped().RetriedBytes(1), 0u) << "a cancelled request's slices were dealt again";
 }
 
 // A deep queue is not silence: slices queue on a healthy rail and complete,
