@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
 #include <string>
 #include <vector>
 
+#include "bench/utc_time.h"
 #include "common/output_file.h"
 #include "report/matrix/matrix_json.h"
 #include "report/perftest_table.h"
@@ -115,23 +114,11 @@ void AddVerbsInfo(const TestInfo& info, json& out) {
 
 namespace {
 
-// ISO 8601 UTC to the microsecond: "2026-12-07T21:03:05.123456Z".
-std::string UtcMicros(std::chrono::system_clock::time_point at) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(at.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:06}Z", text, micros % 1'000'000);
-}
-
 // Each rail's state changes, oldest first.
 json RailEventsJson(std::span<const RailEvent> events) {
   json out = json::array();
   for (const RailEvent& event : events) {
-    out.push_back({{"time", UtcMicros(event.at)}, {"up", event.up}, {"reason", event.reason}});
+    out.push_back({{"time", bench::UtcTime(event.at, 6)}, {"up", event.up}, {"reason", event.reason}});
   }
   return out;
 }

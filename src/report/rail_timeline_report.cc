@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
-#include <ctime>
 
 #include <fmt/format.h>
+
+#include "bench/utc_time.h"
 
 namespace xfer::report {
 namespace {
@@ -35,17 +36,6 @@ double OthersGbps(const RailTimeline& timeline, size_t i, uint32_t except) {
 
 bool AllUp(const RailTimeline::Sample& sample) {
   return std::all_of(sample.up.begin(), sample.up.end(), [](bool up) { return up; });
-}
-
-std::string UtcMillis(std::chrono::system_clock::time_point at) {
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(millis / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03}Z", text, millis % 1000);
 }
 
 }  // namespace
@@ -88,7 +78,7 @@ std::vector<RailRecovery> RailRecoveries(const RailTimeline& timeline) {
 
 std::string RailTimelineLines(const RailTimeline& timeline) {
   std::string out = fmt::format(" timeline: Gb/s per rail every {} ms, from {}\n",
-                                timeline.interval.count(), UtcMillis(timeline.start));
+                                timeline.interval.count(), bench::UtcTime(timeline.start, 3));
   out += "   t[s]";
   for (size_t r = 0; r < timeline.rails.size(); ++r) {
     out += fmt::format(" {:>9}", fmt::format("rail {}", r));
@@ -144,7 +134,7 @@ nlohmann::json RailTimelineJson(const RailTimeline& timeline) {
           recovery.recovered_ms ? nlohmann::json(*recovery.recovered_ms) : nlohmann::json()}});
   }
   return {{"interval_ms", timeline.interval.count()},
-          {"start", UtcMillis(timeline.start)},
+          {"start", bench::UtcTime(timeline.start, 3)},
           {"rails", rails},
           {"samples", samples},
           {"recoveries", recoveries}};

@@ -49,11 +49,13 @@ double NiceStep(double max) {
   return 10 * power;
 }
 
-// Linear, from 0 to a whole number of 1-2-5 steps past the data.
-Range LinearXRange(const std::vector<const PlotSeries*>& series, double& step) {
+// From 0 to a whole number of 1-2-5 steps (`step`) past the series'
+// largest coordinate `along` (&PlotPoint::x or &PlotPoint::y).
+Range FromZero(const std::vector<const PlotSeries*>& series, double PlotPoint::*along,
+               double& step) {
   double hi = 0;
   for (const PlotSeries* s : series) {
-    for (const PlotPoint& p : s->points) hi = std::max(hi, p.x);
+    for (const PlotPoint& p : s->points) hi = std::max(hi, p.*along);
   }
   if (!(hi > 0)) hi = 1;
   step = NiceStep(hi);
@@ -77,16 +79,6 @@ Range XRange(const std::vector<const PlotSeries*>& series) {
     range.max *= 2;
   }
   return range;
-}
-
-Range YRange(const std::vector<const PlotSeries*>& series, double& step) {
-  double hi = 0;
-  for (const PlotSeries* s : series) {
-    for (const PlotPoint& p : s->points) hi = std::max(hi, p.y);
-  }
-  if (!(hi > 0)) hi = 1;
-  step = NiceStep(hi);
-  return {0, std::ceil(hi / step) * step};
 }
 
 struct Frame {
@@ -252,8 +244,8 @@ std::string RenderSvgPlot(const PlotSpec& spec) {
   }
   double step = 1;
   double x_step = 1;
-  Frame frame{spec.x_log ? XRange(series) : LinearXRange(series, x_step),
-              YRange(measured_or_ceiling, step), spec.x_log};
+  Frame frame{spec.x_log ? XRange(series) : FromZero(series, &PlotPoint::x, x_step),
+              FromZero(measured_or_ceiling, &PlotPoint::y, step), spec.x_log};
   const auto count = [&](auto predicate) {
     return static_cast<size_t>(std::count_if(series.begin(), series.end(), predicate));
   };

@@ -48,6 +48,11 @@ void Connection::FailLocally(const Status& reason) {
   Fail(reason);
 }
 
+void Connection::AbortOnClose() {
+  for (auto& out : outgoing_) out->socket.AbortOnClose();
+  for (auto& socket : incoming_) socket.AbortOnClose();
+}
+
 Status Connection::reason() const {
   std::lock_guard lock(reason_mu_);
   return reason_;

@@ -76,6 +76,11 @@ class Connection {
   // the peer had sent is served after it.
   void FailLocally(const Status& reason);
 
+  // Makes every socket's close abortive (Socket::AbortOnClose): what is
+  // still queued for the peer is dropped, never delivered later. Before
+  // Fail(), whose shutdown would otherwise queue a FIN behind the data.
+  void AbortOnClose();
+
   bool closed() const { return closed_.load(std::memory_order_acquire); }
   // Whether it was this side's Close that killed it. REQUIRES: closed().
   bool closed_locally() const { return closed_locally_.load(std::memory_order_acquire); }

@@ -159,8 +159,7 @@ void TcpEndpoint::FailOnLinkDown(std::shared_ptr<LinkWatch> watch, int ifindex) 
                                                   std::string_view state) {
     // Its queue is never to be delivered: the engine deals the slices again
     // elsewhere (Abandon).
-    for (auto& out : connection_.outgoing()) out->socket.AbortOnClose();
-    for (auto& socket : connection_.incoming()) socket.AbortOnClose();
+    connection_.AbortOnClose();
     connection_.Fail(ConnectionLost(
         fmt::format("tcp: the link under this rail, {}, is {} (the kernel announced it)",
                     interface, state)));
@@ -172,10 +171,7 @@ void TcpEndpoint::Abandon() {
     std::lock_guard lock(close_mu_);
     // Set before Close's shutdown, which would otherwise queue a FIN behind
     // the data and have the kernel keep sending both.
-    if (!joined_) {
-      for (auto& out : connection_.outgoing()) out->socket.AbortOnClose();
-      for (auto& socket : connection_.incoming()) socket.AbortOnClose();
-    }
+    if (!joined_) connection_.AbortOnClose();
   }
   Close();
 }
