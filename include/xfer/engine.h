@@ -101,6 +101,17 @@ struct EngineOptions {
   // How many times one failed slice is dealt again, each time to another
   // rail than the one that just failed it (Mooncake TENT's 8).
   uint32_t slice_retries = 8;
+  // A failed rail is set up again in the background (both engines agree on
+  // it over their control connection), first `rail_rejoin_backoff` after it
+  // failed; each failed attempt doubles the wait, up to
+  // `rail_rejoin_max_backoff`, and a returned rail that carries a slice
+  // clears it. An attempt takes at most 2 s (or connect_timeout if
+  // shorter), so a path that comes back carries traffic again within the
+  // longest wait plus one attempt: 5 s with these defaults. Zero
+  // `rail_rejoin_backoff`: a failed rail stays down for the connection's
+  // life. Negative, or a maximum below the first, is refused.
+  std::chrono::milliseconds rail_rejoin_backoff{250};
+  std::chrono::milliseconds rail_rejoin_max_backoff{3000};
   // Settings per transport, by transport name (see TransportOptions).
   // Engine::Create fails with kInvalidArgument, naming the problem, on
   // settings for a transport this build lacks, a key the transport does not
@@ -173,8 +184,9 @@ struct RailInfo {
   uint64_t bytes = 0;        // moved to completion, in slices
   uint64_t slices = 0;       // completed
   double bytes_per_sec = 0;  // the estimate slices are dealt by
-  // Whether it takes slices; a rail that failed is down for the
-  // connection's life, and `failure` says what took it down.
+  // Whether it takes slices; while a rail that failed is down, `failure`
+  // says what took it down (EngineOptions::rail_rejoin_backoff: when it is
+  // tried again).
   bool up = true;
   std::string failure{};
   // Bytes of slices this rail failed that were dealt again on the others.

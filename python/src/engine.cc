@@ -420,6 +420,7 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
                                 double connect_timeout, double io_timeout,
                                 const std::string& secret, const std::string& device_path,
                                 double slice_timeout, uint32_t slice_retries,
+                                double rail_rejoin_backoff, double rail_rejoin_max_backoff,
                                 const py::kwargs& keywords) {
   EngineOptions options;
   auto path = ParseDevicePath(device_path);
@@ -432,6 +433,9 @@ EngineOptions OptionsFromPython(const std::string& name, const std::string& list
   options.io_timeout = SecondsToMilliseconds(io_timeout, "io_timeout");
   options.slice_timeout = SecondsToMilliseconds(slice_timeout, "slice_timeout");
   options.slice_retries = slice_retries;
+  options.rail_rejoin_backoff = SecondsToMilliseconds(rail_rejoin_backoff, "rail_rejoin_backoff");
+  options.rail_rejoin_max_backoff =
+      SecondsToMilliseconds(rail_rejoin_max_backoff, "rail_rejoin_max_backoff");
   options.secret = secret;
   options.transport_options = TransportOptionsFromKeywords(keywords);
   return options;
@@ -476,7 +480,8 @@ transfers over shm, tcp or RDMA verbs.
 
 Engine(name="xfer", listen="127.0.0.1:0", transports=None,
        connect_timeout=5.0, io_timeout=10.0, secret=b"", device_path="auto",
-       slice_timeout=0.0, slice_retries=8, **transport_options)
+       slice_timeout=0.0, slice_retries=8, rail_rejoin_backoff=0.25,
+       rail_rejoin_max_backoff=3.0, **transport_options)
 
   name             shown in logs and sent to peers in the handshake
   listen           "host:port" to accept peers on; port 0 picks a free port
@@ -502,6 +507,12 @@ Engine(name="xfer", listen="127.0.0.1:0", transports=None,
                    half of io_timeout
   slice_retries    how many times one failed slice is dealt again, each
                    time to another rail (int, default 8)
+  rail_rejoin_backoff, rail_rejoin_max_backoff
+                   seconds (float): a failed rail is set up again in the
+                   background, first this long after it failed, the wait
+                   doubling after each failed attempt up to the maximum; a
+                   returned rail that carries a slice clears it. 0.0: a
+                   failed rail stays down
 
 Transport options, as keywords "<transport>_<key>" (the transports' own
 tables: xfer.transport_options()); None or absent keeps the default:
@@ -534,19 +545,23 @@ void BindEngine(py::module_& module) {
                        Arg<Bytes, "secret"> secret, Arg<std::string, "device_path"> device_path,
                        Arg<double, "slice_timeout"> slice_timeout,
                        Arg<uint32_t, "slice_retries"> slice_retries,
+                       Arg<double, "rail_rejoin_backoff"> rail_rejoin_backoff,
+                       Arg<double, "rail_rejoin_max_backoff"> rail_rejoin_max_backoff,
                        const py::kwargs& transport_options) {
              // Converted in order, before anything is created.
              EngineOptions options = OptionsFromPython(
                  name.get(), listen.get(), transports.get(), connect_timeout.get(),
                  io_timeout.get(), secret.get().data, device_path.get(), slice_timeout.get(),
-                 slice_retries.get(), transport_options);
+                 slice_retries.get(), rail_rejoin_backoff.get(), rail_rejoin_max_backoff.get(),
+                 transport_options);
              return std::make_unique<PythonEngine>(options);
            }),
            py::arg("name") = "xfer", py::arg("listen") = "127.0.0.1:0",
            py::arg("transports") = py::none(), py::arg("connect_timeout") = 5.0,
            py::arg("io_timeout") = 10.0, py::arg("secret") = py::bytes(),
            py::arg("device_path") = "auto", py::arg("slice_timeout") = 0.0,
-           py::arg("slice_retries") = 8)
+           py::arg("slice_retries") = 8, py::arg("rail_rejoin_backoff") = 0.25,
+           py::arg("rail_rejoin_max_backoff") = 3.0)
       .def_property_readonly("listen_address", &PythonEngine::ListenAddress,
                              "The bound 'host:port' (the real port when listen asked for port 0), "
                              "or '' when not listening.")

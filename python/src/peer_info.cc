@@ -88,7 +88,8 @@ void BindPeerInfo(py::module_& module) {
       .def_readonly("bytes_per_sec", &RailInfo::bytes_per_sec,
                     "The bandwidth estimate slices are dealt by (float, B/s).")
       .def_readonly("up", &RailInfo::up,
-                    "Whether it takes slices; a failed rail stays down (bool).")
+                    "Whether it takes slices; a failed rail is down until it is set up again\n"
+                    "(Engine rail_rejoin_backoff) (bool).")
       .def_readonly("failure", &RailInfo::failure,
                     "What took it down; empty while up (str).")
       .def_readonly("retried_bytes", &RailInfo::retried_bytes,

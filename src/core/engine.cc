@@ -100,6 +100,14 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
                                        "io_timeout) or more",
                                        options.slice_timeout.count()));
   }
+  if (options.rail_rejoin_backoff.count() < 0 ||
+      (options.rail_rejoin_backoff.count() > 0 &&
+       options.rail_rejoin_max_backoff < options.rail_rejoin_backoff)) {
+    return InvalidArgument(fmt::format(
+        "EngineOptions::rail_rejoin_backoff is {} ms and rail_rejoin_max_backoff {} ms; give 0 "
+        "(failed rails stay down), or a first wait above 0 and a maximum no shorter",
+        options.rail_rejoin_backoff.count(), options.rail_rejoin_max_backoff.count()));
+  }
   std::optional<core::SharedSecret> secret;
   if (!options.secret.empty()) {
     auto created = core::SharedSecret::Create(options.secret);

@@ -86,6 +86,8 @@ ConnectContext EngineImpl::Context() {
                         options_.connect_timeout,
                         options_.io_timeout,
                         FailoverOptions(options_),
+                        options_.rail_rejoin_backoff,
+                        options_.rail_rejoin_max_backoff,
                         secret_ ? &*secret_ : nullptr,
                         options_.device_path,
                         inbox_};

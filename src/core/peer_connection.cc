@@ -278,8 +278,67 @@ void PeerConnection::Close() {
   // The endpoint first: it fails the staged chunks in flight, so that the
   // pipeline's thread ends its request at once.
   endpoint_->Close();
+  // Shuts the control connection down, which ends a rail's setup in
+  // progress at once.
+  if (recovery_) recovery_->Stop();
   staging_->Stop();
   control_.Shutdown();
+}
+
+namespace {
+
+// `announced` as registered now, in its order. Errors: kFailedPrecondition
+// naming a region deregistered since (the peer would refuse a fresh
+// endpoint's keys that no longer match its handshake's list).
+Result<std::vector<transport::LocalRegionView>> StillAnnounced(
+    const std::vector<transport::LocalRegionView>& announced, const MemoryRegistry& memory) {
+  const std::vector<transport::LocalRegionView> now = memory.Snapshot();
+  std::vector<transport::LocalRegionView> out;
+  for (const transport::LocalRegionView& region : announced) {
+    const auto same = std::find_if(now.begin(), now.end(), [&](const auto& r) {
+      return r.id == region.id && r.address == region.address && r.length == region.length;
+    });
+    if (same == now.end()) {
+      return FailedPrecondition(fmt::format(
+          "region {} ({} bytes), announced to the peer at connect, has been deregistered since",
+          region.id, region.length));
+    }
+    out.push_back(*same);
+  }
+  return out;
+}
+
+}  // namespace
+
+void PeerConnection::StartRailRecovery(RailPlan plan) {
+  if (striped_ == nullptr || plan.ctx.rejoin_backoff.count() <= 0) return;
+  rail_plan_ = std::make_unique<RailPlan>(std::move(plan));
+  const RailPlan& p = *rail_plan_;
+  RailRecovery::Paths paths;
+  paths.check = [&p](uint32_t) -> Status {
+    return StillAnnounced(p.announced, p.ctx.memory).status();
+  };
+  paths.set_up = [this, &p](uint32_t rail,
+                            Deadline deadline) -> Result<std::unique_ptr<transport::Endpoint>> {
+    auto announced = StillAnnounced(p.announced, p.ctx.memory);
+    if (!announced.ok()) return announced.status();
+    const RailPair& pair = p.pairs[rail];
+    const std::string& local = p.initiator ? pair.initiator : pair.acceptor;
+    const std::string& far = p.initiator ? pair.acceptor : pair.initiator;
+    return SetUpEndpoint(p.ctx, *p.transport, p.initiator, p.streams, control_, p.peer, remote_,
+                         std::move(*announced), *memory_, *notifications_, deadline, local, far,
+                         true);
+  };
+  RailRecovery::Options options;
+  options.initiator = p.initiator;
+  options.backoff = p.ctx.rejoin_backoff;
+  options.max_backoff = std::max(p.ctx.rejoin_max_backoff, p.ctx.rejoin_backoff);
+  // Short: a failed attempt holds the peer's end in its setup until then,
+  // and the next attempt waits for it.
+  options.attempt_timeout =
+      std::min(p.ctx.connect_timeout, std::chrono::milliseconds(RailRecovery::kMostAttempt));
+  auto recovery = RailRecovery::Start(control_, *striped_, std::move(paths), options);
+  if (recovery.ok()) recovery_ = std::move(recovery.value());
 }
 
 Result<transport::Transport*> ChooseTransport(const TransportList& ours, const Hello& hello,
@@ -381,10 +440,13 @@ Result<std::unique_ptr<PeerConnection>> ConnectOnce(const ConnectContext& ctx,
   }
   PeerInfo info =
       MakeInfo(ctx, reply->identity, *transport, *railed, reply->streams, reply->regions);
-  return std::make_unique<PeerConnection>(
+  auto connection = std::make_unique<PeerConnection>(
       std::move(info), transport->capabilities(), std::move(control.value()), std::move(remote),
       std::move(memory), std::move(sink), std::move(railed->endpoint), railed->striped,
       ctx.devices, ctx.device_path, ctx.io_timeout);
+  connection->StartRailRecovery({ctx, transport, true, reply->streams, reply->identity,
+                                 reply->rails, std::move(announced)});
+  return connection;
 }
 
 }  // namespace
@@ -495,10 +557,13 @@ Result<std::unique_ptr<PeerConnection>> AcceptFromPeer(const ConnectContext& ctx
   if (!railed.ok()) return railed.status();
   PeerInfo info =
       MakeInfo(ctx, hello->identity, *transport, *railed, reply.streams, hello->regions);
-  return std::make_unique<PeerConnection>(
+  auto connection = std::make_unique<PeerConnection>(
       std::move(info), transport->capabilities(), std::move(control), std::move(remote),
       std::move(memory), std::move(sink), std::move(railed->endpoint), railed->striped,
       ctx.devices, ctx.device_path, ctx.io_timeout);
+  connection->StartRailRecovery({ctx, transport, false, reply.streams, hello->identity,
+                                 reply.rails, std::move(announced)});
+  return connection;
 }
 
 }  // namespace xfer::core

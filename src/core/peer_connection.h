@@ -14,6 +14,8 @@
 #include "core/handshake.h"
 #include "core/memory_registry.h"
 #include "core/notification_inbox.h"
+#include "core/rail_pairing.h"
+#include "core/rail_recovery.h"
 #include "core/staging_pipeline.h"
 #include "core/striped_endpoint.h"
 #include "transport/transport.h"
@@ -34,6 +36,11 @@ struct ConnectContext {
   std::chrono::milliseconds connect_timeout;
   std::chrono::milliseconds io_timeout;
   StripedEndpoint::Options failover;  // how striped connections recover
+  // How a striped connection brings a failed rail back (RailRecovery):
+  // the first wait and the most it doubles to; a zero first wait leaves
+  // failed rails down.
+  std::chrono::milliseconds rejoin_backoff;
+  std::chrono::milliseconds rejoin_max_backoff;
   const SharedSecret* secret;  // null: peers are not authenticated
   DevicePath device_path;
   NotificationInbox& inbox;  // where the connection's notifications go
@@ -89,6 +96,23 @@ class PeerConnection {
   // then fail).
   void Close();
 
+  // What setting one of a striped connection's rails up again needs: what
+  // its first setup had. `announced`: the regions this side's handshake
+  // announced, which a fresh endpoint announces again.
+  struct RailPlan {
+    ConnectContext ctx;
+    transport::Transport* transport = nullptr;
+    bool initiator = false;
+    uint32_t streams = 0;
+    PeerIdentity peer;
+    std::vector<RailPair> pairs;
+    std::vector<transport::LocalRegionView> announced;
+  };
+  // Starts bringing failed rails back (RailRecovery) when the connection
+  // is striped and ctx.rejoin_backoff is not zero; a thread that cannot
+  // start leaves them down.
+  void StartRailRecovery(RailPlan plan);
+
  private:
   PeerInfo info_;
   transport::Capabilities capabilities_;
@@ -103,6 +127,9 @@ class PeerConnection {
   std::unique_ptr<transport::Endpoint> endpoint_;
   StripedEndpoint* const striped_;  // endpoint_ when it stripes, else null
   std::unique_ptr<StagingPipeline> staging_;
+  // Last: stopped (and destroyed) before everything its thread uses.
+  std::unique_ptr<RailPlan> rail_plan_;
+  std::unique_ptr<RailRecovery> recovery_;
 };
 
 // Connects to `address`, says Hello, reads the reply, sets up the endpoint.

@@ -30,6 +30,10 @@ void RailWatchdog::Finished(uint32_t rail, uint64_t now_ns) {
   rails_[rail].in_flight.fetch_sub(1, std::memory_order_release);
 }
 
+uint64_t RailWatchdog::InFlight(uint32_t rail) const {
+  return rails_[rail].in_flight.load(std::memory_order_acquire);
+}
+
 uint64_t RailWatchdog::SilentFor(uint32_t rail, uint64_t now_ns) const {
   if (rails_[rail].in_flight.load(std::memory_order_acquire) == 0) return 0;
   const uint64_t progress = rails_[rail].progress_ns.load(std::memory_order_relaxed);

@@ -41,6 +41,8 @@ class RailWatchdog {
   // Whether `rail` had posts in flight at `now_ns` and made no progress for
   // longer than `timeout_ns`.
   bool Silent(uint32_t rail, uint64_t now_ns, uint64_t timeout_ns) const;
+  // Posts to `rail` in flight (or about to reach its transport).
+  uint64_t InFlight(uint32_t rail) const;
   // Nanoseconds since `rail` last made progress at `now_ns`; 0 when idle.
   uint64_t SilentFor(uint32_t rail, uint64_t now_ns) const;
 

@@ -54,25 +54,30 @@ bool RailFailure(const Status& status) {
 }  // namespace
 
 StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams, Options options)
-    : rails_(std::move(rails)),
+    : rail_count_(rails.size()),
+      slots_(std::make_unique<Slot[]>(rails.size())),
       striper_(
           [&] {
             std::vector<double> nominal;
-            for (const Rail& rail : rails_) nominal.push_back(rail.nominal_bytes_per_sec);
+            for (const Rail& rail : rails) nominal.push_back(rail.nominal_bytes_per_sec);
             return nominal;
           }(),
           options.striper),
       legs_(std::make_unique<Leg[]>(kLegs)),
       max_retries_(options.max_retries),
       slice_timeout_(options.slice_timeout),
-      watchdog_(rails_.size()),
+      watchdog_(rails.size()),
       legs_on_(std::make_unique<std::atomic<uint32_t>[]>(size_t{streams} *
                                                          RailStriper::kMaxRails)),
-      failures_(rails_.size()),
-      events_(rails_.size()),
-      retried_bytes_(std::make_unique<std::atomic<uint64_t>[]>(rails_.size())) {
-  assert(rails_.size() >= 2 && rails_.size() <= RailStriper::kMaxRails);
+      failures_(rails.size()),
+      events_(rails.size()),
+      retried_bytes_(std::make_unique<std::atomic<uint64_t>[]>(rails.size())) {
+  assert(rail_count_ >= 2 && rail_count_ <= RailStriper::kMaxRails);
   for (size_t i = 0; i < kLegs; ++i) legs_[i].owner = this;
+  for (size_t i = 0; i < rail_count_; ++i) {
+    slots_[i].endpoint.store(rails[i].endpoint.get(), std::memory_order_relaxed);
+    owned_.push_back(std::move(rails[i].endpoint));
+  }
 }
 
 StripedEndpoint::~StripedEndpoint() { Close(); }
@@ -95,14 +100,16 @@ Status StripedEndpoint::Stripe(OpCode op, std::span<const TransferEntry> entries
   if (striper_.Direct(bytes)) {
     // A few bytes on rail 0, which carries the notifications: no leg, and
     // nothing for a notification to wait for on another rail.
-    transport::Endpoint& zero = *rails_[0].endpoint;
-    Status posted = op == OpCode::kWrite ? zero.PostWrite(entries, request, stream)
-                                         : zero.PostRead(entries, request, stream);
-    if (posted.ok() || !RailFailure(posted)) return posted;
-    // Rail 0 refused it as a dead link does: down, and the request is
-    // dealt to the others below. (One it accepts and then fails is not
-    // tracked, so not dealt again: tiny requests trade that for speed.)
-    TakeDown(0, posted);
+    {
+      const Use zero = On(0);
+      Status posted = op == OpCode::kWrite ? zero->PostWrite(entries, request, stream)
+                                           : zero->PostRead(entries, request, stream);
+      if (posted.ok() || !RailFailure(posted)) return posted;
+      // Rail 0 refused it as a dead link does: down, and the request is
+      // dealt to the others below. (One it accepts and then fails is not
+      // tracked, so not dealt again: tiny requests trade that for speed.)
+      TakeDown(0, posted);
+    }
     if (!striper_.AnyUp()) return NoRailLeft("no rail is up");
   }
   // Scratch of this thread's, reused: no allocation once it has grown.
@@ -218,9 +225,13 @@ void StripedEndpoint::LegFinished(Leg& leg) {
   const size_t moved = RequestAccess::PartsBytes(leg.request);
   const RailStriper::Clock::time_point now = RailStriper::Clock::now();
   striper_.Completed(leg.rail, leg.bytes, now, status.ok());
+  const bool rail_failed = !status.ok() && RailFailure(status);
+  // Taken down before the leg leaves the rail's count: Rejoin, which
+  // waits for that count to drain, never brings a rail back that a late
+  // failure of its old endpoint then takes down.
+  if (rail_failed) TakeDown(leg.rail, status);
   watchdog_.Finished(leg.rail, static_cast<uint64_t>(now.time_since_epoch().count()));
-  if (!status.ok() && RailFailure(status)) {
-    TakeDown(leg.rail, status);
+  if (rail_failed) {
     // Dealt again on the recovery thread: a transport's completion thread
     // must not post (a tcp post may wait for its own socket to drain).
     std::lock_guard lock(notify_mu_);
@@ -297,18 +308,21 @@ Status StripedEndpoint::Requeue(Leg& leg) {
 Status StripedEndpoint::PostOnRails(Leg& leg) {
   for (;;) {
     RequestAccess::Watch(leg.request, &leg);
-    transport::Endpoint& endpoint = *rails_[leg.rail].endpoint;
-    watchdog_.Posted(leg.rail);
-    const Status posted = leg.op == OpCode::kWrite
-                              ? endpoint.PostWrite(leg.entries, leg.request, leg.stream)
-                              : endpoint.PostRead(leg.entries, leg.request, leg.stream);
-    if (posted.ok()) return posted;
-    watchdog_.Unposted(leg.rail);
-    RequestAccess::Unwatch(leg.request);
-    striper_.Completed(leg.rail, leg.bytes, {}, false);
+    Status posted;
+    {
+      const Use endpoint = On(leg.rail);
+      watchdog_.Posted(leg.rail);
+      posted = leg.op == OpCode::kWrite
+                   ? endpoint->PostWrite(leg.entries, leg.request, leg.stream)
+                   : endpoint->PostRead(leg.entries, leg.request, leg.stream);
+      if (posted.ok()) return posted;
+      RequestAccess::Unwatch(leg.request);
+      striper_.Completed(leg.rail, leg.bytes, {}, false);
+      // The rail refused the post as a dead link does.
+      if (RailFailure(posted)) TakeDown(leg.rail, posted);
+      watchdog_.Unposted(leg.rail);
+    }
     if (!RailFailure(posted)) return posted;
-    // The rail refused the post as a dead link does.
-    TakeDown(leg.rail, posted);
     XFER_RETURN_IF_ERROR(MoveLeg(leg, posted));
   }
 }
@@ -331,14 +345,65 @@ Status StripedEndpoint::MoveLeg(Leg& leg, const Status& failure) {
 }
 
 void StripedEndpoint::TakeDown(uint32_t rail, const Status& failure) {
-  {
-    std::lock_guard lock(failures_mu_);
-    if (failures_[rail].empty()) {
-      failures_[rail] = failure.ToString();
-      events_[rail].push_back({std::chrono::system_clock::now(), false, failures_[rail]});
-    }
+  // Under the lock, as Rejoin brings it up: the state and the record agree.
+  std::lock_guard lock(failures_mu_);
+  if (failures_[rail].empty()) {
+    failures_[rail] = failure.ToString();
+    events_[rail].push_back({std::chrono::system_clock::now(), false, failures_[rail]});
   }
   striper_.SetUp(rail, false);
+}
+
+void StripedEndpoint::Leave(uint32_t rail, const Status& failure) {
+  TakeDown(rail, failure);
+  On(rail)->Abandon();
+}
+
+Status StripedEndpoint::Rejoin(uint32_t rail, const RailSetUp& set_up, std::string_view why,
+                               Deadline deadline) {
+  std::lock_guard rails_lock(rails_mu_);
+  auto closed = [this] {
+    std::lock_guard lock(notify_mu_);
+    return closed_;
+  };
+  if (closed()) return FailedPrecondition("the connection is closed");
+  if (striper_.Up(rail)) return FailedPrecondition(fmt::format("rail {} is up", rail));
+  On(rail)->Abandon();
+  // Its slices fail now and leave the rail's count (each after taking the
+  // rail down, LegFinished): once the count is zero, no late failure of
+  // the old endpoint can take the fresh one down.
+  while (watchdog_.InFlight(rail) != 0) {
+    if (deadline.expired()) {
+      return Timeout(fmt::format("rail {}: {} slices of its failed endpoint still in flight", rail,
+                                 watchdog_.InFlight(rail)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  auto fresh = set_up();
+  if (!fresh.ok()) return fresh.status();
+  std::unique_ptr<transport::Endpoint> endpoint = std::move(fresh.value());
+  slots_[rail].endpoint.store(endpoint.get(), std::memory_order_seq_cst);
+  // A thread that read the old endpoint before the swap may still be inside
+  // a call to it (which its transport's timeouts bound): wait it out, then
+  // destroy the old one.
+  while (slots_[rail].users.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+  owned_[rail] = std::move(endpoint);
+  // Close sets closed_ before it closes the rails: one that ran before the
+  // swap closed the old endpoint only.
+  if (closed()) {
+    owned_[rail]->Close();
+    return FailedPrecondition("the connection is closed");
+  }
+  std::lock_guard lock(failures_mu_);
+  failures_[rail].clear();
+  events_[rail].push_back({std::chrono::system_clock::now(), true, std::string(why)});
+  striper_.SetUp(rail, true);
+  return Status::Ok();
+}
+
+void StripedEndpoint::Remark(uint32_t rail, std::string reason) {
+  std::lock_guard lock(failures_mu_);
+  events_[rail].push_back({std::chrono::system_clock::now(), false, std::move(reason)});
 }
 
 std::string StripedEndpoint::Failure(uint32_t rail) const {
@@ -363,15 +428,18 @@ Status StripedEndpoint::NoRailLeft(std::string_view what) const {
 
 uint32_t StripedEndpoint::LegsOffRail(uint32_t stream, uint32_t rail) {
   uint32_t legs = 0;
-  for (uint32_t r = 0; r < rails_.size(); ++r) {
+  for (uint32_t r = 0; r < rail_count_; ++r) {
     if (r != rail) legs += LegsOn(stream, r).load(std::memory_order_acquire);
   }
   return legs;
 }
 
-int StripedEndpoint::NotifyRail() const {
-  for (uint32_t r = 0; r < rails_.size(); ++r) {
-    if (striper_.Up(r)) return static_cast<int>(r);
+int StripedEndpoint::NotifyRail() {
+  if (striper_.Up(static_cast<uint32_t>(notify_rail_))) return notify_rail_;
+  for (uint32_t r = 0; r < rail_count_; ++r) {
+    if (!striper_.Up(r)) continue;
+    notify_rail_ = static_cast<int>(r);
+    return notify_rail_;
   }
   return -1;
 }
@@ -402,17 +470,16 @@ void StripedEndpoint::LeaveSilentRails() {
   const uint64_t timeout_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(slice_timeout_).count());
   const uint64_t now = RailWatchdog::Now();
-  for (uint32_t rail = 0; rail < rails_.size(); ++rail) {
+  for (uint32_t rail = 0; rail < rail_count_; ++rail) {
     if (!striper_.Up(rail) || !watchdog_.Silent(rail, now, timeout_ns)) continue;
-    TakeDown(rail, Timeout(fmt::format(
-                       "silent: slices in flight and none completed for {} ms (the slice "
-                       "timeout is {} ms)",
-                       watchdog_.SilentFor(rail, now) / 1'000'000, slice_timeout_.count())));
-    // Fails what it has in flight, on this thread: each failed slice
-    // queues itself for this thread to deal again. Abandoned, not closed:
-    // what it still had queued must not reach the peer if the link comes
-    // back, after those slices were dealt again.
-    rails_[rail].endpoint->Abandon();
+    // Its endpoint fails what it has in flight, on this thread: each failed
+    // slice queues itself for this thread to deal again. Abandoned, not
+    // closed: what it still had queued must not reach the peer if the link
+    // comes back, after those slices were dealt again.
+    Leave(rail, Timeout(fmt::format(
+                    "silent: slices in flight and none completed for {} ms (the slice "
+                    "timeout is {} ms)",
+                    watchdog_.SilentFor(rail, now) / 1'000'000, slice_timeout_.count())));
   }
 }
 
@@ -426,7 +493,7 @@ Status StripedEndpoint::PostNotify(std::span<const uint8_t> message, TransferReq
                                   [&](const Deferred& d) { return d.stream == stream; });
   if (!behind && LegsOffRail(stream, static_cast<uint32_t>(rail)) == 0) {
     lock.unlock();
-    return rails_[static_cast<size_t>(rail)].endpoint->PostNotify(message, request, stream);
+    return On(static_cast<uint32_t>(rail))->PostNotify(message, request, stream);
   }
   XFER_RETURN_IF_ERROR(StartWorker());
   // The request's part for the notification, finished when it is posted.
@@ -490,8 +557,8 @@ void StripedEndpoint::PostDrained(std::unique_lock<std::mutex>& lock) {
     TransferRequest& request = *notification.request;
     Status status = rail < 0 ? NoRailLeft("the notification was not sent") : Status::Ok();
     for (; rail >= 0;) {
-      status = rails_[static_cast<size_t>(rail)].endpoint->PostNotify(notification.message,
-                                                                     request, notification.stream);
+      status = On(static_cast<uint32_t>(rail))
+                   ->PostNotify(notification.message, request, notification.stream);
       if (status.code() != StatusCode::kResourceExhausted) break;
       std::this_thread::yield();  // the rail's queue is full: it drains on its own
     }
@@ -509,12 +576,12 @@ void StripedEndpoint::PostDrained(std::unique_lock<std::mutex>& lock) {
 Status StripedEndpoint::PostSend(const void* data, size_t length, TransferRequest& request,
                                  uint32_t stream) {
   if (!striper_.Up(0)) return MessagesLost();
-  return rails_[0].endpoint->PostSend(data, length, request, stream);
+  return On(0)->PostSend(data, length, request, stream);
 }
 
 Status StripedEndpoint::PostRecv(void* buffer, size_t capacity, TransferRequest& request) {
   if (!striper_.Up(0)) return MessagesLost();
-  return rails_[0].endpoint->PostRecv(buffer, capacity, request);
+  return On(0)->PostRecv(buffer, capacity, request);
 }
 
 Status StripedEndpoint::MessagesLost() const {
@@ -525,19 +592,20 @@ Status StripedEndpoint::MessagesLost() const {
 
 Status StripedEndpoint::Revoke(const transport::LocalRegionView& region, Deadline deadline) {
   Status first;
-  for (const Rail& rail : rails_) {
-    Status status = rail.endpoint->Revoke(region, deadline);
+  std::lock_guard rails_lock(rails_mu_);
+  for (uint32_t rail = 0; rail < rail_count_; ++rail) {
+    Status status = On(rail)->Revoke(region, deadline);
     if (!status.ok() && first.ok()) first = status;
   }
   return first;
 }
 
 void StripedEndpoint::PollNotifications() {
-  for (const Rail& rail : rails_) rail.endpoint->PollNotifications();
+  for (uint32_t rail = 0; rail < rail_count_; ++rail) On(rail)->PollNotifications();
 }
 
 void StripedEndpoint::AwaitNotifications() {
-  for (const Rail& rail : rails_) rail.endpoint->AwaitNotifications();
+  for (uint32_t rail = 0; rail < rail_count_; ++rail) On(rail)->AwaitNotifications();
 }
 
 void StripedEndpoint::Close() {
@@ -568,13 +636,13 @@ void StripedEndpoint::Close() {
   }
   // Every rail fails its legs in flight, which finish their parents (a
   // failure now is not dealt again: the recovery thread is gone).
-  for (const Rail& rail : rails_) rail.endpoint->Close();
+  for (uint32_t rail = 0; rail < rail_count_; ++rail) On(rail)->Close();
 }
 
 DeviceRegistration StripedEndpoint::registration() const {
   DeviceRegistration total;
-  for (const Rail& rail : rails_) {
-    const DeviceRegistration one = rail.endpoint->registration();
+  for (uint32_t rail = 0; rail < rail_count_; ++rail) {
+    const DeviceRegistration one = On(rail)->registration();
     total.bytes += one.bytes;
     total.memory_registrations += one.memory_registrations;
     total.duration += one.duration;

@@ -37,8 +37,13 @@
 // slice and every later request fail with kConnectionLost naming each
 // rail and why it went down. Notifications go on the first up rail (rail 0
 // while it is up), behind every leg of their stream on the other rails,
-// retried legs included. A failed rail stays down for the connection's
-// life (no reconnect yet).
+// retried legs included; they stay on the rail they moved to while it is
+// up (a notification never overtakes an older one of its stream on a rail
+// that came back).
+// A rail comes back with Rejoin: a fresh endpoint over the same path, set
+// up by both ends (RailRecovery, rail_recovery.h, drives that over the
+// control connection) takes the failed one's place, and slices are dealt
+// to it again.
 // A rail that fails silently -- a dead link that neither completes nor
 // fails what was posted to it -- is found by the recovery thread, which
 // looks every Options::slice_timeout / 4 (at most 100 ms) for a rail with
@@ -50,7 +55,8 @@
 // still carried may land at the peer after their slice was dealt again.
 //  - Prepared lists: nothing is prepared (a list's entries are dealt like
 //    any request's).
-//  - Revoke, polls, Close: every rail.
+//  - Revoke, polls, Close: every rail. Revoke waits for a Rejoin in
+//    progress, so that the new endpoint never keeps a revoked region.
 //
 // The hot-path rules (transport.h) hold but for one lock-free claim of a
 // leg per rail a request uses; legs come from a fixed pool, and a request
@@ -63,6 +69,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -119,10 +126,10 @@ class StripedEndpoint final : public transport::Endpoint {
   void PollNotifications() override;
   void AwaitNotifications() override;
   void Close() override;
-  NicPort nic() const override { return rails_[0].endpoint->nic(); }
+  NicPort nic() const override { return On(0)->nic(); }
   DeviceRegistration registration() const override;
 
-  size_t rails() const { return rails_.size(); }
+  size_t rails() const { return rail_count_; }
   RailStriper::RailStats Stats(uint32_t rail) const { return striper_.Stats(rail); }
   // Why `rail` went down: the failure that took it down; empty while up.
   std::string Failure(uint32_t rail) const;
@@ -132,6 +139,30 @@ class StripedEndpoint final : public transport::Endpoint {
   uint64_t RetriedBytes(uint32_t rail) const {
     return retried_bytes_[rail].load(std::memory_order_relaxed);
   }
+
+  // Takes `rail` down for `failure` (kept, unless it is down already): it
+  // is dealt nothing more.
+  void TakeDown(uint32_t rail, const Status& failure);
+  // TakeDown, and abandons the rail's endpoint (Endpoint::Abandon): what it
+  // has in flight fails now and is dealt again on the others, and none of
+  // it reaches the peer later. For a rail its peer reports lost.
+  void Leave(uint32_t rail, const Status& failure);
+
+  // Adds an event to down `rail`'s record that changes nothing: why it
+  // does not come back.
+  void Remark(uint32_t rail, std::string reason);
+
+  // Makes a fresh endpoint over a rail's path; called by Rejoin.
+  using RailSetUp = std::function<Result<std::unique_ptr<transport::Endpoint>>()>;
+  // Brings down `rail` back: its endpoint is abandoned (as by Leave); once
+  // nothing posted to it is in flight, `set_up` makes a fresh one, which
+  // takes its place; the rail is up again and dealt slices, with an event
+  // saying `why`. The old endpoint is destroyed once no thread is inside
+  // it. Revoke waits while this runs (a region revoked meanwhile is
+  // revoked on the fresh endpoint too). Errors: kFailedPrecondition (the
+  // rail is up, or the connection closed), kTimeout (the old endpoint's
+  // slices did not end by `deadline`; the rail stays down), set_up's.
+  Status Rejoin(uint32_t rail, const RailSetUp& set_up, std::string_view why, Deadline deadline);
 
  private:
   // One rail's part of a caller's request.
@@ -150,6 +181,33 @@ class StripedEndpoint final : public transport::Endpoint {
     std::vector<TransferEntry> entries;
     uint32_t retries = 0;
   };
+
+  // A rail's endpoint, swapped by Rejoin, and the threads inside it.
+  struct Slot {
+    std::atomic<transport::Endpoint*> endpoint{nullptr};
+    std::atomic<uint32_t> users{0};
+  };
+  // One thread's use of a rail's endpoint, for as long as it calls into
+  // it: Rejoin destroys a replaced endpoint only once none is left. (The
+  // count goes up before the endpoint is read, so a thread that counts
+  // itself after Rejoin's swap reads the fresh one.)
+  class Use {
+   public:
+    explicit Use(Slot& slot)
+        : slot_(slot),
+          endpoint_((slot.users.fetch_add(1, std::memory_order_seq_cst),
+                     slot.endpoint.load(std::memory_order_seq_cst))) {}
+    ~Use() { slot_.users.fetch_sub(1, std::memory_order_release); }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    transport::Endpoint* operator->() const { return endpoint_; }
+    transport::Endpoint& operator*() const { return *endpoint_; }
+
+   private:
+    Slot& slot_;
+    transport::Endpoint* const endpoint_;
+  };
+  Use On(uint32_t rail) const { return Use(slots_[rail]); }
 
   // A notification waiting for its stream's legs on other rails.
   struct Deferred {
@@ -189,8 +247,6 @@ class StripedEndpoint final : public transport::Endpoint {
   // counted there), again to the up rail with the lowest score, its own
   // included, and counts it there. Errors: kConnectionLost with no rail up.
   Status Requeue(Leg& leg);
-  // Takes `rail` down for `failure`, the first one kept.
-  void TakeDown(uint32_t rail, const Status& failure);
   // kConnectionLost for a send or receive with rail 0 down, naming why.
   Status MessagesLost() const;
   // kConnectionLost naming every rail and why it is down.
@@ -201,9 +257,10 @@ class StripedEndpoint final : public transport::Endpoint {
   }
   // Legs of `stream` in flight on rails other than `rail`.
   uint32_t LegsOffRail(uint32_t stream, uint32_t rail);
-  // The rail notifications go on: rail 0 while up, else the first up one;
-  // -1 when none is.
-  int NotifyRail() const;
+  // The rail notifications go on: the one they went on last while it is
+  // up (rail 0 at first), else the first up one; -1 when none is.
+  // REQUIRES: notify_mu_ held.
+  int NotifyRail();
   // Starts the recovery thread if it is not running. REQUIRES: notify_mu_
   // held.
   Status StartWorker();
@@ -219,7 +276,11 @@ class StripedEndpoint final : public transport::Endpoint {
   // order. REQUIRES: notify_mu_ held (it is released around the posts).
   void PostDrained(std::unique_lock<std::mutex>& lock);
 
-  std::vector<Rail> rails_;
+  const size_t rail_count_;
+  // The rails' endpoints: owned here, used through slots_.
+  std::mutex rails_mu_;  // Rejoin and Revoke
+  std::vector<std::unique_ptr<transport::Endpoint>> owned_;  // GUARDED_BY(rails_mu_)
+  std::unique_ptr<Slot[]> slots_;
   RailStriper striper_;
   std::unique_ptr<Leg[]> legs_;
   std::atomic<size_t> next_leg_{0};  // where the next claim starts looking
@@ -243,6 +304,7 @@ class StripedEndpoint final : public transport::Endpoint {
   // the lock only when a notification waits.
   std::atomic<size_t> deferred_count_{0};
   bool closed_ = false;            // GUARDED_BY(notify_mu_)
+  int notify_rail_ = 0;            // GUARDED_BY(notify_mu_)
   // GUARDED_BY(notify_mu_): started by the first deferral or failure.
   std::thread worker_;
 };

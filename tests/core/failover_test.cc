@@ -15,6 +15,7 @@
 
 #include "common/request_access.h"
 #include "core/striped_endpoint.h"
+#include "core/failover_fixture.h"
 #include "support/byte_pattern.h"
 #include "support/endpoint_pair.h"
 #include "support/faulty_endpoint.h"
@@ -30,54 +31,7 @@ using xfer::testing::Addr;
 using xfer::testing::Bytes;
 using xfer::testing::FaultyEndpoint;
 
-constexpr size_t kRegion = size_t{64} << 20;
-constexpr size_t kRequest = size_t{8} << 20;  // 32 slices: both rails get some
-
-class FailoverTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    auto transports = xfer::testing::CreateTransportPair(GetParam());
-    ASSERT_TRUE(transports.ok()) << transports.status().ToString();
-    initiator_transport_ = std::move(transports->initiator);
-    target_transport_ = std::move(transports->target);
-    // verbs without an RDMA device (this host, not the Soft-RoCE VM).
-    if (Status usable = initiator_transport_->Usable(); !usable.ok()) {
-      GTEST_SKIP() << GetParam() << " is not usable here: " << usable.ToString();
-    }
-  }
-  // Two rails, rail `faulty` of the initiator's behind the wrapper.
-  void Connect(uint32_t faulty, FaultyEndpoint::Faults faults,
-               StripedEndpoint::Options options = {}) {
-    local_ = pair_.initiator_memory.Add(kRegion, Access::kRemoteReadWrite);
-    remote_ = pair_.target_memory.Add(kRegion, Access::kRemoteReadWrite);
-    const Status connected = xfer::testing::ConnectPair(*initiator_transport_, *target_transport_,
-                                                        pair_, 2, 5000ms, 2);
-    ASSERT_TRUE(connected.ok()) << connected.ToString();
-    auto wrapped =
-        std::make_unique<FaultyEndpoint>(std::move(pair_.initiator_rails[faulty]), faults);
-    faulty_ = wrapped.get();
-    pair_.initiator_rails[faulty] = std::move(wrapped);
-    pair_.initiator = xfer::testing::Striped(std::move(pair_.initiator_rails), 2, options);
-    pair_.target = xfer::testing::Striped(std::move(pair_.target_rails), 2);
-  }
-  StripedEndpoint& striped() { return static_cast<StripedEndpoint&>(*pair_.initiator); }
-  // The slice timeout of the silence tests: Soft-RoCE under emulation (the
-  // VM's verbs) pauses for up to a second now and then while it
-  // retransmits, which a healthy rail must not be taken down for.
-  std::chrono::milliseconds SliceTimeout() const {
-    return GetParam() == "verbs" ? 2000ms : 300ms;
-  }
-  TransferEntry Entry(size_t offset, size_t length = kRequest) {
-    return {Bytes(local_) + offset, Addr(Bytes(remote_)) + offset, length};
-  }
-
-  std::unique_ptr<transport::Transport> initiator_transport_;
-  std::unique_ptr<transport::Transport> target_transport_;
-  xfer::testing::EndpointPair pair_;
-  transport::LocalRegionView local_;
-  transport::LocalRegionView remote_;
-  FaultyEndpoint* faulty_ = nullptr;
-};
+class FailoverTest : public FailoverFixture {};
 
 // Rail 1 is lost at its sixth post, inside the first request (it refuses
 // new posts; what it had completes): that request and every one after
@@ -85,16 +39,7 @@ class FailoverTest : public ::testing::TestWithParam<std::string> {
 TEST_P(FailoverTest, ARailLostMidStreamCostsNoRequestAndNoByte) {
   ASSERT_NO_FATAL_FAILURE(
       Connect(1, {.lose_after_posts = 5, .loss = FaultyEndpoint::Loss::kRefuse}));
-  xfer::testing::FillPattern(Bytes(local_), kRegion, 7);
-  std::memset(Bytes(remote_), 0, kRegion);
-  for (size_t offset = 0; offset < kRegion; offset += kRequest) {
-    const TransferEntry entry = Entry(offset);
-    TransferRequest request;
-    ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, request, 0).ok());
-    ASSERT_TRUE(request.Wait(10s).ok()) << offset << ": " << request.Test().ToString();
-    EXPECT_EQ(request.bytes(), kRequest);
-  }
-  EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRegion, 7), kRegion);
+  ASSERT_NO_FATAL_FAILURE(WriteAll(7));
   EXPECT_TRUE(faulty_->lost());
   EXPECT_FALSE(striped().Stats(1).up);
   EXPECT_TRUE(striped().Stats(0).up);
@@ -296,15 +241,6 @@ TEST_P(FailoverTest, WithNoRailLeftRequestsFailAtOnceNamingEachRail) {
   TransferRequest later;
   const Status refused = pair_.initiator->PostWrite({&entry, 1}, later, 0);
   EXPECT_EQ(refused.code(), StatusCode::kConnectionLost) << refused.ToString();
-}
-
-// Every transport of this build that stripes over several rails.
-std::vector<std::string> RailTransports() {
-  std::vector<std::string> names;
-  for (const std::string& name : xfer::testing::BuiltTransports()) {
-    if (xfer::testing::CapabilitiesOf(name).max_rails > 1) names.push_back(name);
-  }
-  return names;
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, FailoverTest, ::testing::ValuesIn(RailTransports()),

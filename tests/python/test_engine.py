@@ -17,6 +17,8 @@ StatusCode = xfer.StatusCode
     (dict(transports=[]), None),  # [] means all built in: no error
     (dict(connect_timeout=0.0), "timeouts must be positive"),
     (dict(slice_timeout=0.25, slice_retries=0), None),  # failover's numbers
+    (dict(rail_rejoin_backoff=0.0), None),  # failed rails stay down
+    (dict(rail_rejoin_backoff=2.0, rail_rejoin_max_backoff=1.0), "rail_rejoin_max_backoff"),
 ])
 def test_engine_options_the_engine_refuses(options, fragment):
     if fragment is None:
@@ -34,6 +36,7 @@ def test_engine_options_the_engine_refuses(options, fragment):
     (dict(slice_timeout=-0.5), ValueError),
     (dict(slice_retries=-1), ValueError),
     (dict(slice_retries=2**32), ValueError),
+    (dict(rail_rejoin_backoff=-0.1), ValueError),
     (dict(slice_timeout="1"), TypeError),
     # The transports' own keywords: out of range where this build has verbs,
     # unknown (an unexpected keyword) where it does not.

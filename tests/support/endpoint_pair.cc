@@ -25,6 +25,25 @@ Result<TransportPair> CreateTransportPair(const std::string& name) {
   return TransportPair{std::move(initiator.value()), std::move(target.value())};
 }
 
+transport::EndpointSetup PairSetup(EndpointPair& pair, bool initiator, uint32_t streams,
+                                   std::chrono::milliseconds io_timeout, Deadline deadline) {
+  transport::EndpointSetup setup;
+  setup.initiator = initiator;
+  setup.streams = streams;
+  setup.control = initiator ? &pair.initiator_control : &pair.target_control;
+  setup.peer_host = "127.0.0.1";
+  setup.peer_pid = getpid();
+  setup.local = initiator ? &pair.initiator_memory : &pair.target_memory;
+  setup.announced = setup.local->Snapshot();
+  setup.remote = transport::RemoteMemory(initiator ? pair.target_memory.AsRemote()
+                                                   : pair.initiator_memory.AsRemote());
+  setup.io_timeout = io_timeout;
+  setup.deadline = deadline;
+  setup.devices = &TestDevices();
+  setup.notifications = initiator ? &pair.initiator_notes : &pair.target_notes;
+  return setup;
+}
+
 Status ConnectPair(transport::Transport& initiator_transport,
                    transport::Transport& target_transport, EndpointPair& pair,
                    uint32_t streams, std::chrono::milliseconds io_timeout, uint32_t rails) {
@@ -36,21 +55,8 @@ Status ConnectPair(transport::Transport& initiator_transport,
   pair.target_control = Socket(UniqueFd(fds[1]));
 
   auto make_setup = [&](bool initiator) {
-    transport::EndpointSetup setup;
-    setup.initiator = initiator;
-    setup.streams = streams;
-    setup.control = initiator ? &pair.initiator_control : &pair.target_control;
-    setup.peer_host = "127.0.0.1";
-    setup.peer_pid = getpid();
-    setup.local = initiator ? &pair.initiator_memory : &pair.target_memory;
-    setup.announced = setup.local->Snapshot();
-    setup.remote = transport::RemoteMemory(initiator ? pair.target_memory.AsRemote()
-                                                     : pair.initiator_memory.AsRemote());
-    setup.io_timeout = io_timeout;
-    setup.deadline = Deadline::After(std::chrono::seconds(10));
-    setup.devices = &TestDevices();
-    setup.notifications = initiator ? &pair.initiator_notes : &pair.target_notes;
-    return setup;
+    return PairSetup(pair, initiator, streams, io_timeout,
+                     Deadline::After(std::chrono::seconds(10)));
   };
 
   using Endpoints = std::vector<std::unique_ptr<transport::Endpoint>>;

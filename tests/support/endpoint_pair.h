@@ -42,6 +42,11 @@ struct TransportPair {
 // it; what creating it met.
 Result<TransportPair> CreateTransportPair(const std::string& name);
 
+// One side's setup of an endpoint over `pair`'s control connection, as
+// ConnectPair makes it: its memory announced, the peer's as remote.
+transport::EndpointSetup PairSetup(EndpointPair& pair, bool initiator, uint32_t streams,
+                                   std::chrono::milliseconds io_timeout, Deadline deadline);
+
 // Both memories must be filled before the call (the peers exchange their
 // tables first). `streams` and `io_timeout` are every endpoint's. Runs the
 // target's CreateEndpoint on a thread; returns the first error. With

@@ -71,6 +71,14 @@ Result<uint64_t> MaxMessageBytes(const ibv::DeviceContext& device) {
 Status ChoosePath(const VerbsTransportOptions& options, const EndpointSetup& setup,
                   EndpointResources& r) {
   const ibv::PortInfo& port = r.device.port();
+  // A queue pair on a port that is down connects, then fails its first
+  // work request: refused here, so that a rail set up again (failover)
+  // waits for its link instead of coming back only to fail.
+  if (port.state != IBV_PORT_ACTIVE) {
+    return FailedPrecondition(fmt::format("verbs: {} port {} is {}, not active (its link is down)",
+                                          r.device.name(), r.device.port_number(),
+                                          port.StateName()));
+  }
   ibv::GidPreference preference;
   preference.local_ipv4 = ControlIpv4(setup.control);
   auto gid = ibv::ChooseGid(r.device.name(), port, options.device.gid_index, preference);

@@ -9,12 +9,17 @@
 #     it; the slice timeout (half of --io-timeout) finds it;
 #   - announced: `ip link set <rail 1's veth> down`; the kernel says so over
 #     netlink, and the tcp rail fails at once.
+# Each fault is then mended (the neighbour entry removed, the link set up)
+# while the stream goes on, and the engines set rail 1 up again on their
+# own (EngineOptions::rail_rejoin_backoff).
 #
 # Checked: no step fails, every byte read back is what was written, rail 1
-# is down naming the right cause and rail 0 up. Printed against the
-# issue's goals: the recovery (the step in flight at the fault, from the
-# fault to its completion; goals: 200 ms announced, slice timeout + 200 ms
-# silent) and the survivor's rate against rail 0 alone before (>= 0.9).
+# is down naming the right cause and rail 0 up before the mend, and both up
+# after it. Printed against the issue's goals: the recovery (the step in
+# flight at the fault, from the fault to its completion; goals: 200 ms
+# announced, slice timeout + 200 ms silent), the survivor's rate against
+# rail 0 alone before (>= 0.9), and the return: from the mend to the first
+# step that moved bytes on rail 1 again (<= 5 s).
 #
 #   failover_netns.sh PYTHONPATH [--gate] [RATE] [SIZE]
 # --gate also fails the run when a goal is missed (bench/failover.sh);
@@ -65,12 +70,12 @@ faults=$(cat <<JSON
 [{"name": "silent",
   "cmd": "ip neigh replace $peer_ip lladdr 02:00:00:00:00:01 dev $veth nud permanent",
   "restore": "ip neigh del $peer_ip dev $veth"},
- {"name": "announced", "cmd": "ip link set $veth down", "restore": ""}]
+ {"name": "announced", "cmd": "ip link set $veth down", "restore": "ip link set $veth up"}]
 JSON
 )
 ip netns exec "$rails_a" "$python" "$here/failover_peer.py" initiator --size "$size" \
   --connect "$rails_server:$port" --region "$region" --io-timeout "$io_timeout" \
-  --baseline 2 --before 1.5 --after 3 --faults "$faults" >"$work/result" 2>"$work/err"
+  --baseline 2 --before 1.5 --after 3 --back 4 --faults "$faults" >"$work/result" 2>"$work/err"
 initiator_rc=$?
 exec 3>&-
 wait "$target"
@@ -106,6 +111,10 @@ for f in r["faults"]:
     if "recovery_ms" not in f:
         failures.append(f"{name}: no step completed after the fault")
         continue
+    back = f.get("rail_state_back", [])
+    if f.get("restore_rc") != 0: failures.append(f"{name}: the command mending rail 1 failed")
+    if len(back) != 2 or not back[0]["up"] or not back[1]["up"]:
+        failures.append(f"{name}: expected both rails up after the mend: {back}")
     if "detected_ms" in f:
         goals.append((f"{name}: rail 1 down (engine's record)",
                       f"{f['detected_ms']:.0f} ms after the fault", "(printed)", True))
@@ -118,9 +127,20 @@ for f in r["faults"]:
                       ">= 0.90", ratio >= 0.90))
         goals.append((f"{name}: two rails / one, before",
                       f"{f['two_rails_gb_per_s'] / one:.2f}", "(printed)", True))
-print(f"{'figure':40} {'measured':32} {'goal':34} met")
+    if "returned_ms" in f:
+        goals.append((f"{name}: rail 1 up again (engine's record)",
+                      f"{f['returned_ms']:.0f} ms after the mend", "(printed)", True))
+    if "carrying_ms" not in f:
+        failures.append(f"{name}: rail 1 carried nothing within the stream after the mend")
+    else:
+        goals.append((f"{name}: return, the mend to bytes on rail 1",
+                      f"{f['carrying_ms']:.0f} ms", "<= 5000 ms", f["carrying_ms"] <= 5000))
+        if one and f.get("back_gb_per_s"):
+            goals.append((f"{name}: two rails / one, after the return",
+                          f"{f['back_gb_per_s'] / one:.2f}", "(printed)", True))
+print(f"{'figure':48} {'measured':32} {'goal':34} met")
 for name, value, goal, met in goals:
-    print(f"{name:40} {value:32} {goal:34} {'yes' if met else 'NO'}")
+    print(f"{name:48} {value:32} {goal:34} {'yes' if met else 'NO'}")
     if gate and not met: failures.append(f"{name}: {value}, goal {goal}")
 if not r["errors"]:
     steps = sum(f.get("steps", 0) for f in r["faults"])

@@ -12,15 +12,19 @@ Python API as a KV-cache mover uses it.
       2. For each fault of --faults (a list of {"name", "cmd", "restore"}):
          over two rails (rails=2, a new connection) for --before seconds,
          then runs `cmd` (a shell command that breaks rail 1) a moment into
-         a step, then --after seconds more, then disconnects and runs
-         `restore`.
+         a step, then --after seconds more; then runs `restore` (which
+         mends it) and streams --back seconds more, while the engines set
+         rail 1 up again.
       Each step WRITEs BYTES of fresh random bytes and READs them back into
       a second buffer, and compares: every byte is verified, every request
       must succeed. Each phase uses its own part of the target's region.
       Prints one JSON object: the rates (GB/s of bytes moved, WRITE and
       READ), and per fault how long the step in flight at the fault took
       to complete after it (the recovery), the survivor's rate after, the
-      rails' state from PeerInfo, and any failure or mismatch.
+      rails' state from PeerInfo before the restore and at the end, how
+      long after the restore rail 1 was up again (the engine's record) and
+      carried bytes again (the first step that moved some on it), and any
+      failure or mismatch.
 """
 
 import argparse
@@ -111,24 +115,46 @@ def run_fault(engine, args, fault, region):
     stream.run_for(args.after)
     breaker.join()
     result["cmd_rc"] = broken["rc"]
+    mended_at = time.monotonic()
     after = [(s, e) for s, e in stream.steps if e > broken["at"]]
     if after:
         # The step in flight at the fault ends once its slices on the lost
         # rail are dealt again: the recovery.
         result["recovery_ms"] = (after[0][1] - broken["at"]) * 1e3
-        result["survivor_gb_per_s"] = stream.rate(after[0][1], time.monotonic())
-    result["steps"] = len(stream.steps)
-    result["errors"] = stream.errors
+        result["survivor_gb_per_s"] = stream.rate(after[0][1], mended_at)
     rails = engine.peer_info(peer).rails
-    result["rail_state"] = [{"up": r.up, "failure": r.failure, "bytes": r.bytes,
-                             "retried_bytes": r.retried_bytes} for r in rails]
+    result["rail_state"] = rail_state(rails)
     # The engine's own record: when it took rail 1 down, after the fault.
     if rails[1].events:
         result["detected_ms"] = (rails[1].events[0].time - broken["wall"]) * 1e3
-    engine.disconnect(peer)
+    # 3. Mended: the engines set rail 1 up again on their own.
     if fault.get("restore"):
+        mended_wall = time.time()
+        mended_at = time.monotonic()
         result["restore_rc"] = subprocess.run(fault["restore"], shell=True).returncode
+        carried = rails[1].bytes
+        until = mended_at + args.back
+        while time.monotonic() < until and stream.step():
+            rails = engine.peer_info(peer).rails
+            if "carrying_ms" not in result and rails[1].bytes > carried:
+                result["carrying_ms"] = (stream.steps[-1][1] - mended_at) * 1e3
+                carrying_from = stream.steps[-1][1]
+        rails = engine.peer_info(peer).rails
+        result["rail_state_back"] = rail_state(rails)
+        ups = [e for e in rails[1].events if e.up and e.time >= mended_wall]
+        if ups:
+            result["returned_ms"] = (ups[0].time - mended_wall) * 1e3
+        if "carrying_ms" in result:
+            result["back_gb_per_s"] = stream.rate(carrying_from, time.monotonic())
+    result["steps"] = len(stream.steps)
+    result["errors"] = stream.errors
+    engine.disconnect(peer)
     return result
+
+
+def rail_state(rails):
+    return [{"up": r.up, "failure": r.failure, "bytes": r.bytes,
+             "retried_bytes": r.retried_bytes} for r in rails]
 
 
 def initiate(args):
@@ -165,6 +191,8 @@ def main():
     parser.add_argument("--baseline", type=float, default=2.0)
     parser.add_argument("--before", type=float, default=2.0)
     parser.add_argument("--after", type=float, default=4.0)
+    parser.add_argument("--back", type=float, default=3.0,
+                        help="seconds streamed after the fault's restore")
     parser.add_argument("--faults", default="[]",
                         help='JSON list of {"name", "cmd", "restore"} breaking rail 1')
     parser.add_argument("--phases", type=int, default=1,
