@@ -38,15 +38,43 @@ bool AllUp(const RailTimeline::Sample& sample) {
   return std::all_of(sample.up.begin(), sample.up.end(), [](bool up) { return up; });
 }
 
+// `rail` up again at `up_ms`: when, and the end of the first interval after
+// it in which it carried bytes.
+void ReadReturn(const RailTimeline& timeline, uint32_t rail, double up_ms,
+                RailRecovery& recovery) {
+  recovery.up_ms = up_ms;
+  for (const RailTimeline::Sample& sample : timeline.samples) {
+    if (static_cast<double>(sample.end_ms) <= up_ms || rail >= sample.bytes.size() ||
+        sample.bytes[rail] == 0) {
+      continue;
+    }
+    recovery.carrying_ms = static_cast<double>(sample.end_ms);
+    return;
+  }
+}
+
+nlohmann::json MsOrNull(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
 }  // namespace
 
 std::vector<RailRecovery> RailRecoveries(const RailTimeline& timeline) {
   std::vector<RailRecovery> out;
   for (uint32_t rail = 0; rail < timeline.rails.size(); ++rail) {
+    bool up = true;
+    std::optional<size_t> last;  // this rail's latest loss in `out`
     for (const RailEvent& event : timeline.rails[rail].events) {
-      if (event.up) continue;
+      if (event.up) {
+        if (!up && last) ReadReturn(timeline, rail, timeline.OffsetMs(event.at), out[*last]);
+        up = true;
+        continue;
+      }
+      if (!up) continue;  // a remark on a rail already down
+      up = false;
       RailRecovery recovery;
       recovery.rail = rail;
+      recovery.reason = event.reason;
       recovery.down_ms = timeline.OffsetMs(event.at);
       std::vector<double> before;
       for (size_t i = 0; i < timeline.samples.size(); ++i) {
@@ -68,6 +96,7 @@ std::vector<RailRecovery> RailRecoveries(const RailTimeline& timeline) {
           break;
         }
       }
+      last = out.size();
       out.push_back(recovery);
     }
   }
@@ -100,7 +129,7 @@ std::string RailTimelineLines(const RailTimeline& timeline) {
   for (const RailRecovery& recovery : RailRecoveries(timeline)) {
     const RailInfo& rail = timeline.rails[recovery.rail];
     out += fmt::format(" rail {} ({}->{}) down at {:.3f} s: {}\n", recovery.rail, rail.local,
-                       rail.remote, recovery.down_ms / 1e3, rail.failure);
+                       rail.remote, recovery.down_ms / 1e3, recovery.reason);
     if (recovery.recovered_ms) {
       out += fmt::format(
           " the other rails carried 90% of their {:.2f} Gb/s before again by {:.3f} s ({:.0f} ms "
@@ -112,6 +141,13 @@ std::string RailTimelineLines(const RailTimeline& timeline) {
           " the other rails did not carry 90% of their {:.2f} Gb/s before again by the run's "
           "end\n",
           recovery.survivors_before_gbps);
+    }
+    if (recovery.up_ms) {
+      out += fmt::format(" rail {} up again at {:.3f} s ({:.0f} ms after); ", recovery.rail,
+                         *recovery.up_ms / 1e3, *recovery.up_ms - recovery.down_ms);
+      out += recovery.carrying_ms
+                 ? fmt::format("carried bytes again by {:.3f} s\n", *recovery.carrying_ms / 1e3)
+                 : std::string("carried nothing more by the run's end\n");
     }
   }
   return out;
@@ -128,10 +164,12 @@ nlohmann::json RailTimelineJson(const RailTimeline& timeline) {
   for (const RailRecovery& recovery : RailRecoveries(timeline)) {
     recoveries.push_back(
         {{"rail", recovery.rail},
+         {"reason", recovery.reason},
          {"down_ms", recovery.down_ms},
          {"survivors_before_gbps", recovery.survivors_before_gbps},
-         {"recovered_ms",
-          recovery.recovered_ms ? nlohmann::json(*recovery.recovered_ms) : nlohmann::json()}});
+         {"recovered_ms", MsOrNull(recovery.recovered_ms)},
+         {"up_ms", MsOrNull(recovery.up_ms)},
+         {"carrying_ms", MsOrNull(recovery.carrying_ms)}});
   }
   return {{"interval_ms", timeline.interval.count()},
           {"start", bench::UtcTime(timeline.start, 3)},

@@ -24,9 +24,17 @@ struct RailRecovery {
   // carried at least 90% of that again; empty when none did by the run's
   // end. Its resolution is the interval.
   std::optional<double> recovered_ms;
+  std::string reason;  // what took it down (the engine's record)
+  // When it was up again (the engine's record), and the end of the first
+  // interval after that in which it carried bytes; empty when it did not
+  // by the run's end.
+  std::optional<double> up_ms;
+  std::optional<double> carrying_ms;
 };
 
-// One per rail that went down during the timeline, in time order.
+// One per time a rail went down during the timeline, in time order. (A
+// later record of a rail already down, such as why it is not brought back,
+// is not another loss.)
 std::vector<RailRecovery> RailRecoveries(const bench::RailTimeline& timeline);
 
 // The terminal's lines: a row per interval (t, then each rail's Gb/s, '*'
@@ -36,7 +44,8 @@ std::string RailTimelineLines(const bench::RailTimeline& timeline);
 
 // {"interval_ms", "start", "rails": ["local->remote"...], "samples":
 // [{"end_ms", "bytes": [...], "up": [...]}], "recoveries": [{"rail",
-// "down_ms", "survivors_before_gbps", "recovered_ms"}]}.
+// "reason", "down_ms", "survivors_before_gbps", "recovered_ms", "up_ms",
+// "carrying_ms"}]} (null where empty).
 nlohmann::json RailTimelineJson(const bench::RailTimeline& timeline);
 
 }  // namespace xfer::report

@@ -246,6 +246,14 @@ Result<RailTimelineDoc> ReadRailTimeline(const Field& timeline) {
         return down.Error("expected a number of milliseconds");
       }
       read.down_ms = down.value().get<double>();
+      XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> up, loss.OptionalMember("up_ms"));
+      if (up && !up->value().is_null()) {
+        if (!up->value().is_number() || !std::isfinite(up->value().get<double>()) ||
+            up->value().get<double>() < read.down_ms) {
+          return up->Error("expected null or a number of milliseconds, not before down_ms");
+        }
+        read.up_ms = up->value().get<double>();
+      }
       out.losses.push_back(read);
     }
   }

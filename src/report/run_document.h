@@ -109,6 +109,7 @@ struct RailTimelineDoc {
   struct Loss {
     size_t rail = 0;
     double down_ms = 0;
+    std::optional<double> up_ms;  // when it was up again; empty: it was not
   };
   std::vector<Loss> losses;
 };

@@ -71,19 +71,20 @@ class FailoverFixture : public ::testing::TestWithParam<std::string> {
     return {Bytes(local_) + offset, Addr(Bytes(remote_)) + offset, length};
   }
 
-  // Writes the whole region in kRequest requests, each of which must
-  // complete OK and whole, and checks every byte at the peer.
-  void WriteAll(uint32_t seed) {
-    xfer::testing::FillPattern(Bytes(local_), kRegion, seed);
-    std::memset(Bytes(remote_), 0, kRegion);
-    for (size_t offset = 0; offset < kRegion; offset += kRequest) {
+  // Writes the first `bytes` of the region (a multiple of kRequest) in
+  // kRequest requests, each of which must complete OK and whole, and
+  // checks every byte at the peer.
+  void WriteAll(uint32_t seed, size_t bytes = kRegion) {
+    xfer::testing::FillPattern(Bytes(local_), bytes, seed);
+    std::memset(Bytes(remote_), 0, bytes);
+    for (size_t offset = 0; offset < bytes; offset += kRequest) {
       const TransferEntry entry = Entry(offset);
       TransferRequest request;
       ASSERT_TRUE(pair_.initiator->PostWrite({&entry, 1}, request, 0).ok());
       ASSERT_TRUE(request.Wait(10s).ok()) << offset << ": " << request.Test().ToString();
       EXPECT_EQ(request.bytes(), kRequest);
     }
-    EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRegion, seed), kRegion);
+    EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), bytes, seed), bytes);
   }
 
   std::unique_ptr<transport::Transport> initiator_transport_;

@@ -24,6 +24,9 @@ namespace {
 
 using Kind = RailMessage::Kind;
 
+// What each stream of WRITEs moves: 64 slices over the two rails.
+constexpr size_t kStream = 2 * kRequest;
+
 TEST(RailMessageTest, EachKindRoundTrips) {
   for (const RailMessage& sent : {RailMessage{Kind::kRejoin, 3, 17, {}},
                                   RailMessage{Kind::kReady, 0, 0xfffffffe, {}},
@@ -152,12 +155,12 @@ TEST_P(RailRecoveryTest, ALostRailComesBackAndCarriesTrafficAgain) {
   ASSERT_NO_FATAL_FAILURE(
       Connect(1, {.lose_after_posts = 5, .loss = FaultyEndpoint::Loss::kRefuse}));
   ASSERT_NO_FATAL_FAILURE(StartBoth());
-  ASSERT_NO_FATAL_FAILURE(WriteAll(41));
+  ASSERT_NO_FATAL_FAILURE(WriteAll(41, kStream));
   ASSERT_TRUE(WaitFor([&] { return BothUp(1) && striped().Events(1).size() == 2; }, 10s))
       << "rail 1 did not come back: " << striped().Failure(1) << " / "
       << recoveries_[0]->Ended() << " / " << recoveries_[1]->Ended();
   const uint64_t before = striped().Stats(1).bytes;
-  ASSERT_NO_FATAL_FAILURE(WriteAll(42));
+  ASSERT_NO_FATAL_FAILURE(WriteAll(42, kStream));
   EXPECT_GT(striped().Stats(1).bytes, before) << "the returned rail carried nothing";
   EXPECT_EQ(striped().Failure(1), "");
 
@@ -182,7 +185,7 @@ TEST_P(RailRecoveryTest, MessagesFlowAgainOnceRail0IsBack) {
   ASSERT_NO_FATAL_FAILURE(
       Connect(0, {.lose_after_posts = 1, .loss = FaultyEndpoint::Loss::kRefuse}));
   ASSERT_NO_FATAL_FAILURE(StartBoth());
-  ASSERT_NO_FATAL_FAILURE(WriteAll(43));
+  ASSERT_NO_FATAL_FAILURE(WriteAll(43, kStream));
   ASSERT_TRUE(WaitFor([&] { return BothUp(0) && striped().Events(0).size() == 2; }, 10s))
       << striped().Failure(0);
   TransferRequest receive;
@@ -211,7 +214,7 @@ TEST_P(RailRecoveryTest, ARailOnlyThePeerLostIsReportedAndBroughtBack) {
             "target's cable");
   EXPECT_TRUE(events[1].up);
   const uint64_t before = striped().Stats(1).bytes;
-  ASSERT_NO_FATAL_FAILURE(WriteAll(45));
+  ASSERT_NO_FATAL_FAILURE(WriteAll(45, kStream));
   EXPECT_GT(striped().Stats(1).bytes, before);
 }
 
@@ -225,7 +228,7 @@ TEST_P(RailRecoveryTest, ARailThatCannotBeSetUpAgainIsLeftDownSayingWhy) {
   ASSERT_NO_FATAL_FAILURE(StartOne(false, Quick(), [](uint32_t) {
     return FailedPrecondition("region 7 has been deregistered since");
   }));
-  ASSERT_NO_FATAL_FAILURE(WriteAll(46));
+  ASSERT_NO_FATAL_FAILURE(WriteAll(46, kStream));
   ASSERT_TRUE(WaitFor([&] { return striped().Events(1).size() == 2; }, 10s));
   const std::vector<RailEvent> events = striped().Events(1);
   EXPECT_FALSE(events[1].up);
@@ -235,7 +238,7 @@ TEST_P(RailRecoveryTest, ARailThatCannotBeSetUpAgainIsLeftDownSayingWhy) {
   std::this_thread::sleep_for(300ms);  // more than the backoff's most
   EXPECT_EQ(striped().Events(1).size(), 2u) << "tried again";
   EXPECT_FALSE(striped().Stats(1).up);
-  ASSERT_NO_FATAL_FAILURE(WriteAll(47));
+  ASSERT_NO_FATAL_FAILURE(WriteAll(47, kStream));
 }
 
 // The peer never answers (its recovery does not run): Stop ends the

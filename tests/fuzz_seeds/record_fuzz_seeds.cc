@@ -21,6 +21,7 @@
 #include "bench/oob_channel.h"
 #include "core/handshake.h"
 #include "core/host_identity.h"
+#include "core/rail_recovery.h"
 #include "core/shared_secret.h"
 #include "perftest/negotiation.h"
 #include "perftest/stock_parameters.h"
@@ -127,6 +128,16 @@ void RecordHandshake(const fs::path& root, const LiveConnection& tcp, const Live
     corpus.Add("auth-offer-" + suffix, 2, EncodeAuthOffer(offer));
     corpus.Add("auth-challenge-" + suffix, 3, EncodeAuthChallenge(challenge));
   }
+  // The rails' recovery, as two engines exchange it.
+  corpus.Add("rail-rejoin", 4, EncodeRailMessage({RailMessage::Kind::kRejoin, 1, 7, {}}));
+  corpus.Add("rail-refuse", 4,
+             EncodeRailMessage({RailMessage::Kind::kRefuse, 1, 7,
+                                "region 3 (4194304 bytes), announced to the peer at connect, has "
+                                "been deregistered since"}));
+  corpus.Add("rail-down", 4,
+             EncodeRailMessage({RailMessage::Kind::kDown, 0, 0,
+                                "connection lost: tcp: the link under this rail, eth1, is down "
+                                "(the kernel announced it)"}));
 }
 
 void RecordTcpFrames(const fs::path& root, const LiveConnection& tcp) {

@@ -257,6 +257,15 @@ TEST(HtmlReport, ARailTimelineIsPlottedOverTimeWithTheLossMarked) {
       << html;
   EXPECT_NE(html.find("data-markers=\"1\""), std::string::npos);
   EXPECT_NE(html.find("data-name=\"rail 1: 10.0.2.1-&gt;10.0.2.2\""), std::string::npos);
+  // A rail that came back is marked where it was up again too.
+  doc["rail_timeline"]["recoveries"][0]["up_ms"] = 720.0;
+  const std::vector<RunDocument> back_runs = {Parse("b.json", doc)};
+  const std::string back = RenderHtmlReport(back_runs);
+  EXPECT_EQ(Count(back, "<g class=\"marker\" data-name=\"rail 1 up again at 0.720 s\" "
+                        "data-x=\"0.72\">"),
+            1u)
+      << back;
+  EXPECT_NE(back.find("data-markers=\"2\""), std::string::npos);
   // Without a timeline, no such plot.
   const std::vector<RunDocument> plain_runs = {Parse("p.json", BandwidthJson({{1 << 20, 1.5}}))};
   const std::string plain = RenderHtmlReport(plain_runs);

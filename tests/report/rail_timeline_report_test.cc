@@ -94,6 +94,49 @@ TEST(RailTimelineReportTest, JsonKeepsEverySampleAndTheRails) {
   EXPECT_EQ(json["recoveries"][0]["recovered_ms"], 700.0);
 }
 
+// Rail 1 comes back at 820 ms and carries again in the interval ending at
+// 900; the engine's remark in between (the rail still down) is not a
+// second loss.
+TEST(RailTimelineReportTest, AReturnedRailIsPlacedOnTheTimelineWithWhenItCarriedAgain) {
+  RailTimeline timeline =
+      TwoRails({kGbitPer100Ms, kGbitPer100Ms, kGbitPer100Ms, kGbitPer100Ms, kGbitPer100Ms});
+  timeline.samples[7].up = {true, true};
+  timeline.samples[8].bytes = {kGbitPer100Ms, kGbitPer100Ms / 2};
+  timeline.samples[8].up = {true, true};
+  timeline.samples[9].bytes = {kGbitPer100Ms, kGbitPer100Ms};
+  timeline.samples[9].up = {true, true};
+  timeline.rails[1].up = true;
+  timeline.rails[1].failure.clear();
+  timeline.rails[1].events.push_back({timeline.start + 600ms, false, "not tried yet"});
+  timeline.rails[1].events.push_back({timeline.start + 820ms, true, "rejoined: set up again"});
+  const std::vector<RailRecovery> recoveries = RailRecoveries(timeline);
+  ASSERT_EQ(recoveries.size(), 1u);
+  EXPECT_EQ(recoveries[0].reason, "connection lost: the link is down");
+  ASSERT_TRUE(recoveries[0].up_ms.has_value());
+  EXPECT_DOUBLE_EQ(*recoveries[0].up_ms, 820);
+  ASSERT_TRUE(recoveries[0].carrying_ms.has_value());
+  EXPECT_DOUBLE_EQ(*recoveries[0].carrying_ms, 900);
+  const std::string lines = RailTimelineLines(timeline);
+  EXPECT_NE(lines.find("down at 0.550 s: connection lost: the link is down\n"), std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find(" rail 1 up again at 0.820 s (270 ms after); carried bytes again by "
+                       "0.900 s\n"),
+            std::string::npos)
+      << lines;
+  const nlohmann::json json = RailTimelineJson(timeline);
+  EXPECT_EQ(json["recoveries"][0]["up_ms"], 820.0);
+  EXPECT_EQ(json["recoveries"][0]["carrying_ms"], 900.0);
+  EXPECT_EQ(json["recoveries"][0]["reason"], "connection lost: the link is down");
+}
+
+// Down for good: no return, in the lines or the JSON.
+TEST(RailTimelineReportTest, ARailThatStaysDownHasNoReturn) {
+  const RailTimeline timeline = TwoRails({kGbitPer100Ms, kGbitPer100Ms});
+  EXPECT_FALSE(RailRecoveries(timeline)[0].up_ms.has_value());
+  EXPECT_EQ(RailTimelineLines(timeline).find("up again"), std::string::npos);
+  EXPECT_TRUE(RailTimelineJson(timeline)["recoveries"][0]["up_ms"].is_null());
+}
+
 // A run cut short inside an interval: its rate is over its own length.
 TEST(RailTimelineReportTest, AShortLastIntervalIsRatedOverItsOwnLength) {
   RailTimeline timeline;

@@ -352,6 +352,12 @@ TEST(RunDocument, ReadsARailTimelineAndRefusesAMalformedOne) {
   ASSERT_EQ(run->rail_timeline->losses.size(), 1u);
   EXPECT_EQ(run->rail_timeline->losses[0].rail, 1u);
   EXPECT_DOUBLE_EQ(run->rail_timeline->losses[0].down_ms, 250.5);
+  EXPECT_FALSE(run->rail_timeline->losses[0].up_ms.has_value());
+  json returned = doc;
+  returned["rail_timeline"]["recoveries"][0]["up_ms"] = 420.0;
+  auto back = ParseRunDocument("t.json", returned.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->rail_timeline->losses[0].up_ms, 420.0);
 
   const std::pair<std::function<void(json&)>, const char*> bad[] = {
       {[](json& t) { t["samples"][1]["bytes"] = {1}; },
@@ -364,6 +370,9 @@ TEST(RunDocument, ReadsARailTimelineAndRefusesAMalformedOne) {
        "t.json: rail_timeline.recoveries[0].rail: no such rail"},
       {[](json& t) { t["recoveries"][0]["down_ms"] = "soon"; },
        "t.json: rail_timeline.recoveries[0].down_ms: expected a number of milliseconds"},
+      {[](json& t) { t["recoveries"][0]["up_ms"] = 100; },
+       "t.json: rail_timeline.recoveries[0].up_ms: expected null or a number of milliseconds, "
+       "not before down_ms"},
       {[](json& t) { t["rails"] = json::array(); },
        "t.json: rail_timeline.rails: expected 1 to 16 rails"},
       {[](json& t) { t.erase("interval_ms"); }, "t.json: rail_timeline.interval_ms: missing"},

@@ -457,7 +457,7 @@ if want libxfer; then
 fi
 
 if want failover; then
-  note "== failover on verbs rails: the link under rail 1 taken down mid-run"
+  note "== failover on verbs rails: the link under rail 1 taken down mid-run, then up again"
   # A second device for rail 1, rxe4 on vethC (rxe5 on its peer vethD),
   # so that taking vethC down leaves rail 0 (rxe0) whole.
   # The same sysctls as the harness's pair: rxe's packets arrive on the
@@ -486,38 +486,42 @@ EOF
     /usr/bin/rdma -b "$log/rdma.batch"
   fi
   for _ in $(seq 100); do rxe_active rxe4 && rxe_active rxe5 && break; sleep 0.1; done
-  "$xfer" write_bw -s 1M -D 8 --transport verbs --rails rxe0,rxe4 -x 1 \
+  "$xfer" write_bw -s 1M -D 12 --transport verbs --rails rxe0,rxe4 -x 1 \
     --timeout "$timeout_s" >"$log/s.out" 2>&1 &
   spid=$!
-  ( sleep 5; /usr/sbin/ip link set vethC down ) &
+  ( sleep 4; /usr/sbin/ip link set vethC down; sleep 2.5; /usr/sbin/ip link set vethC up ) &
   downer=$!
-  timeout 120 "$xfer" write_bw -s 1M -D 8 --transport verbs --rails rxe0,rxe4 -x 1 \
+  timeout 120 "$xfer" write_bw -s 1M -D 12 --transport verbs --rails rxe0,rxe4 -x 1 \
     --timeline 500 --timeout "$timeout_s" --json "$log/failover.json" 127.0.0.1 \
     >"$log/c.out" 2>&1
   crc=$?
   wait "$downer"
   timeout 120 tail --pid="$spid" -f /dev/null
   wait "$spid"; src=$?
-  /usr/sbin/ip link set vethC up
-  # Both ends ran to the end over rail 0; the client's timeline shows rail
-  # 1 (each end pairs its namesake: rxe4 on both) down, for the port's
-  # event or for the sends its queue pair could no longer make, and rail 0
-  # carrying on.
+  # Both ends ran to the end; the client's timeline shows rail 1 (each end
+  # pairs its namesake: rxe4 on both) down, for the port's event or for the
+  # sends its queue pair could no longer make, rail 0 carrying on, and
+  # rail 1 set up again by the engines once its port was back, carrying
+  # again.
   if ((crc == 0 && src == 0)) && grep -q ' Rails           : 2 (rxe0->rxe0, rxe4->rxe4)' "$log/c.out" &&
      grep -q 'rail 1 (rxe4->rxe4) down at ' "$log/c.out" &&
+     grep -q 'rail 1 up again at .*carried bytes again by' "$log/c.out" &&
      /usr/bin/python3 - "$log/failover.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rails = doc["test_info"]["rails"]
-assert rails[0]["up"] and not rails[1]["up"], rails
-assert rails[1]["events"] and not rails[1]["events"][0]["up"], rails[1]
+assert rails[0]["up"] and rails[1]["up"], rails
+events = rails[1]["events"]
+assert events and not events[0]["up"] and events[-1]["up"], events
 samples = doc["rail_timeline"]["samples"]
 after = [s for s in samples if not s["up"][1]]
 # Rail 0 carried on (emulated rxe pauses now and then: not every interval).
 assert after and sum(s["bytes"][0] for s in after) > 0, samples
+loss = doc["rail_timeline"]["recoveries"][0]
+assert loss["up_ms"] is not None and loss["carrying_ms"] is not None, loss
 PY
   then
-    pass "write_bw over two verbs rails survives vethC going down under rail 1"
+    pass "write_bw over two verbs rails survives vethC going down under rail 1, and rail 1 comes back"
     grep -E '^ (timeline|rail 1|the other)' "$log/c.out"
   else
     fail "failover on verbs rails (client rc=$crc, server rc=$src)"

@@ -86,6 +86,11 @@ PlotSpec RailTimelinePlot(const RunDocument& run, const RailTimelineDoc& timelin
     PlotSeries marker{fmt::format("rail {} down at {:.3f} s", loss.rail, loss.down_ms / 1e3),
                       {{loss.down_ms / 1e3, 0}}, loss.rail, false, true};
     plot.series.push_back(std::move(marker));
+    if (loss.up_ms) {
+      PlotSeries back{fmt::format("rail {} up again at {:.3f} s", loss.rail, *loss.up_ms / 1e3),
+                      {{*loss.up_ms / 1e3, 0}}, loss.rail, false, true};
+      plot.series.push_back(std::move(back));
+    }
   }
   return plot;
 }

@@ -1,5 +1,6 @@
-// The engine handshake's decoders (src/core/handshake.h) against hostile
-// bytes: shared by handshake_fuzzer.cc and tests/core/fuzz_regression_test.cc.
+// The engine handshake's decoders (src/core/handshake.h), and the rails'
+// recovery messages that follow it on the control connection
+// (src/core/rail_recovery.h), against hostile bytes: shared by handshake_fuzzer.cc and tests/core/fuzz_regression_test.cc.
 // The first input byte picks the decoder (modulo kHandshakeDecoders), the rest
 // is the message; a new decoder takes the next selector value.
 #ifndef XFER_TESTS_CORE_FUZZ_HANDSHAKE_CHECK_H_
@@ -10,12 +11,28 @@
 #include <string>
 
 #include "core/handshake.h"
+#include "core/rail_recovery.h"
 #include "support/fuzz_check.h"
 
 namespace xfer::fuzz {
 
-enum class HandshakeDecoder : uint8_t { kHello = 0, kHelloReply, kAuthOffer, kAuthChallenge };
-inline constexpr uint8_t kHandshakeDecoders = 4;
+enum class HandshakeDecoder : uint8_t {
+  kHello = 0,
+  kHelloReply,
+  kAuthOffer,
+  kAuthChallenge,
+  kRailMessage
+};
+inline constexpr uint8_t kHandshakeDecoders = 5;
+
+// DecodeRailMessage on a connection of the most rails; a message that is
+// not the protocol's (which the recovery skips) counts as refused.
+inline Result<core::RailMessage> DecodeAnyRailMessage(std::span<const uint8_t> bytes) {
+  auto message = core::DecodeRailMessage(bytes, static_cast<uint32_t>(core::RailStriper::kMaxRails));
+  if (!message.ok()) return message.status();
+  if (!message->has_value()) return ProtocolError("not a rail recovery message");
+  return std::move(**message);
+}
 
 inline std::string CheckHandshakeInput(std::span<const uint8_t> input) {
   if (input.empty()) return "";
@@ -32,6 +49,9 @@ inline std::string CheckHandshakeInput(std::span<const uint8_t> input) {
                             /*canonical=*/true);
     case HandshakeDecoder::kAuthChallenge:
       return CheckRoundTrip("AuthChallenge", message, DecodeAuthChallenge, EncodeAuthChallenge,
+                            /*canonical=*/true);
+    case HandshakeDecoder::kRailMessage:
+      return CheckRoundTrip("RailMessage", message, DecodeAnyRailMessage, EncodeRailMessage,
                             /*canonical=*/true);
   }
   return "";

@@ -75,7 +75,7 @@ JSON
 )
 ip netns exec "$rails_a" "$python" "$here/failover_peer.py" initiator --size "$size" \
   --connect "$rails_server:$port" --region "$region" --io-timeout "$io_timeout" \
-  --baseline 2 --before 1.5 --after 3 --back 4 --faults "$faults" >"$work/result" 2>"$work/err"
+  --baseline 2 --before 1.5 --after 3 --back 3 --faults "$faults" >"$work/result" 2>"$work/err"
 initiator_rc=$?
 exec 3>&-
 wait "$target"
