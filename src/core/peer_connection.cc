@@ -277,6 +277,9 @@ PeerInfo PeerConnection::InfoNow() const {
 void PeerConnection::Close() {
   // The endpoint first: it fails the staged chunks in flight, so that the
   // pipeline's thread ends its request at once.
+  // A fence waited for would hold the endpoint's recovery thread, which
+  // Close joins.
+  if (recovery_) recovery_->EndFences();
   endpoint_->Close();
   // Shuts the control connection down, which ends a rail's setup in
   // progress at once.
@@ -338,7 +341,14 @@ void PeerConnection::StartRailRecovery(RailPlan plan) {
   options.attempt_timeout =
       std::min(p.ctx.connect_timeout, std::chrono::milliseconds(RailRecovery::kMostAttempt));
   auto recovery = RailRecovery::Start(control_, *striped_, std::move(paths), options);
-  if (recovery.ok()) recovery_ = std::move(recovery.value());
+  if (!recovery.ok()) return;
+  recovery_ = std::move(recovery.value());
+  // Before the connection is published: nothing has been posted yet.
+  striped_->SetFence(
+      [recovery = recovery_.get()](uint32_t rail, Deadline deadline) {
+        return recovery->Fence(rail, deadline);
+      },
+      2 * options.attempt_timeout);
 }
 
 Result<transport::Transport*> ChooseTransport(const TransportList& ours, const Hello& hello,

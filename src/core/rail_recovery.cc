@@ -1,5 +1,12 @@
 #include "core/rail_recovery.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -54,7 +61,7 @@ Result<std::optional<RailMessage>> DecodeRailMessage(std::span<const uint8_t> by
   }
   RailMessage message;
   const uint8_t kind = bytes[4];
-  if (kind < 1 || kind > 4) {
+  if (kind < 1 || kind > 6) {
     return ProtocolError(fmt::format("rail recovery: unknown message kind {}", kind));
   }
   message.kind = static_cast<RailMessage::Kind>(kind);
@@ -83,8 +90,12 @@ Result<std::optional<RailMessage>> DecodeRailMessage(std::span<const uint8_t> by
 Result<std::unique_ptr<RailRecovery>> RailRecovery::Start(Socket& control,
                                                           StripedEndpoint& striped, Paths paths,
                                                           Options options) {
+  UniqueFd wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!wake.valid()) {
+    return ResourceExhausted(fmt::format("rail recovery: eventfd: {}", std::strerror(errno)));
+  }
   std::unique_ptr<RailRecovery> recovery(
-      new RailRecovery(control, striped, std::move(paths), options));
+      new RailRecovery(control, striped, std::move(paths), options, std::move(wake)));
   try {
     recovery->thread_ = std::thread([r = recovery.get()] { r->Loop(); });
   } catch (const std::system_error& e) {
@@ -94,12 +105,13 @@ Result<std::unique_ptr<RailRecovery>> RailRecovery::Start(Socket& control,
 }
 
 RailRecovery::RailRecovery(Socket& control, StripedEndpoint& striped, Paths paths,
-                           Options options)
+                           Options options, UniqueFd wake)
     : control_(control),
       striped_(striped),
       paths_(std::move(paths)),
       options_(options),
-      rails_(striped.rails(), RailState(options)) {}
+      rails_(striped.rails(), RailState(options)),
+      wake_(std::move(wake)) {}
 
 RailRecovery::~RailRecovery() { Stop(); }
 
@@ -108,9 +120,46 @@ void RailRecovery::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void RailRecovery::EndFences() {
+  std::lock_guard lock(fence_mu_);
+  over_ = true;
+  fence_cv_.notify_all();
+}
+
 std::string RailRecovery::Ended() const {
   std::lock_guard lock(ended_mu_);
   return ended_;
+}
+
+Status RailRecovery::Fence(uint32_t rail, Deadline deadline) {
+  std::unique_lock lock(fence_mu_);
+  if (over_) return ConnectionLost(fmt::format("no fence of rail {}: the rails' recovery ended", rail));
+  const uint32_t id = ++fences_;
+  to_send_.emplace_back(id, rail);
+  const uint64_t one = 1;
+  (void)::write(wake_.get(), &one, sizeof(one));  // a full counter is awake already
+  auto answered = [&] {
+    return over_ || std::find(answered_.begin(), answered_.end(), id) != answered_.end();
+  };
+  while (!answered() && !deadline.expired()) {
+    const int ms = deadline.remaining_ms();
+    if (ms < 0) {
+      fence_cv_.wait(lock);
+    } else {
+      fence_cv_.wait_for(lock, std::chrono::milliseconds(ms));
+    }
+  }
+  std::erase_if(to_send_, [&](const auto& request) { return request.first == id; });
+  if (std::erase(answered_, id) != 0) return Status::Ok();
+  if (over_) return ConnectionLost(fmt::format("no fence of rail {}: the rails' recovery ended", rail));
+  return Timeout(fmt::format(
+      "the peer did not confirm within the deadline that it abandoned its end of rail {}", rail));
+}
+
+void RailRecovery::Answered(uint32_t id) {
+  std::lock_guard lock(fence_mu_);
+  answered_.push_back(id);
+  fence_cv_.notify_all();
 }
 
 void RailRecovery::Loop() {
@@ -118,6 +167,8 @@ void RailRecovery::Loop() {
   constexpr std::chrono::milliseconds kLook{50};
   Status status;
   while (!stopping_.load() && status.ok()) {
+    status = SendFences();
+    if (!status.ok()) break;
     auto message = Receive(kLook);
     if (!message.ok()) {
       status = message.status();
@@ -125,30 +176,35 @@ void RailRecovery::Loop() {
     }
     if (message->has_value()) {
       const RailMessage& m = **message;
-      if (options_.initiator) {
-        OnPeerMessage(m);
-      } else if (m.kind == RailMessage::Kind::kRejoin) {
-        status = Serve(m);
-      }
-      // Anything else is a late answer to nothing this side is waiting
-      // for: skipped.
+      status = !options_.initiator && m.kind == RailMessage::Kind::kRejoin ? Serve(m)
+                                                                           : OnPeerMessage(m);
       if (!status.ok()) break;
     }
     NoteProgress();
     status = options_.initiator ? TryDownRails() : ReportDownRails();
   }
-  if (!stopping_.load()) {
+  {
     std::lock_guard lock(ended_mu_);
-    ended_ = status.ToString();
+    if (!stopping_.load()) ended_ = status.ToString();
   }
+  std::lock_guard lock(fence_mu_);
+  over_ = true;
+  fence_cv_.notify_all();
 }
 
 Result<std::optional<RailMessage>> RailRecovery::Receive(std::chrono::milliseconds wait) {
   for (;;) {
-    uint8_t first = 0;
-    const Status waiting = control_.PeekAll(&first, 1, Deadline::After(wait));
-    if (waiting.code() == StatusCode::kTimeout) return std::optional<RailMessage>();
-    XFER_RETURN_IF_ERROR(waiting);
+    pollfd fds[2] = {{control_.fd(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+    const int ready = ::poll(fds, 2, static_cast<int>(wait.count()));
+    if (ready < 0 && errno != EINTR) {
+      return IoError(fmt::format("rail recovery: poll: {}", std::strerror(errno)));
+    }
+    if (ready <= 0) return std::optional<RailMessage>();
+    if ((fds[1].revents & POLLIN) != 0) {
+      uint64_t count = 0;
+      (void)::read(wake_.get(), &count, sizeof(count));
+    }
+    if (fds[0].revents == 0) return std::optional<RailMessage>();  // a fence to send
     auto bytes =
         control_.RecvMessage(kMaxSkipped, Deadline::After(options_.attempt_timeout));
     if (!bytes.ok()) return bytes.status();
@@ -163,10 +219,41 @@ Status RailRecovery::Send(const RailMessage& message) {
                               Deadline::After(options_.attempt_timeout));
 }
 
-void RailRecovery::OnPeerMessage(const RailMessage& message) {
-  if (message.kind != RailMessage::Kind::kDown || !striped_.Stats(message.rail).up) return;
-  striped_.Leave(message.rail,
-                 ConnectionLost(fmt::format("the peer lost the rail: {}", message.reason)));
+Status RailRecovery::SendFences() {
+  std::vector<std::pair<uint32_t, uint32_t>> requests;
+  {
+    std::lock_guard lock(fence_mu_);
+    requests.swap(to_send_);
+  }
+  for (const auto& [id, rail] : requests) {
+    XFER_RETURN_IF_ERROR(Send({RailMessage::Kind::kFence, rail, id, {}}));
+    awaiting_.push_back(id);
+  }
+  return Status::Ok();
+}
+
+Status RailRecovery::OnPeerMessage(const RailMessage& message) {
+  switch (message.kind) {
+    case RailMessage::Kind::kDown:
+      if (options_.initiator && striped_.Stats(message.rail).up) {
+        striped_.Leave(message.rail,
+                       ConnectionLost(fmt::format("the peer lost the rail: {}", message.reason)));
+      }
+      return Status::Ok();
+    case RailMessage::Kind::kFence:
+      // Abandoned, its receiving threads joined: nothing more it received
+      // lands, whatever the rail's state here was.
+      striped_.Leave(message.rail,
+                     ConnectionLost("the peer fenced the rail, to deal the WRITEs it failed "
+                                    "again elsewhere"));
+      return Send({RailMessage::Kind::kFenced, message.rail, message.attempt, {}});
+    case RailMessage::Kind::kFenced:
+      if (std::erase(awaiting_, message.attempt) != 0) Answered(message.attempt);
+      return Status::Ok();
+    default:
+      // A late answer to nothing this side is waiting for: skipped.
+      return Status::Ok();
+  }
 }
 
 void RailRecovery::NoteProgress() {
@@ -211,15 +298,15 @@ Status RailRecovery::Attempt(uint32_t r) {
   }
   const uint32_t attempt = ++attempts_;
   XFER_RETURN_IF_ERROR(Send({RailMessage::Kind::kRejoin, r, attempt, {}}));
-  // The answer; the peer's reports of other rails may come first. The peer
-  // may still be in its part of a setup that failed here first, for up to
-  // an attempt's time: a peer silent for two has stopped answering.
+  // The answer; the peer's reports, fences and answers to this side's
+  // fences may come first. The peer may still be in its part of a setup
+  // that failed here first, for up to an attempt's time, and waits for its
+  // fences' answers: a request unanswered within two is a failed attempt.
   const Deadline answer_by = Deadline::After(2 * options_.attempt_timeout);
   for (;;) {
     if (answer_by.expired()) {
-      return Timeout(fmt::format("rail recovery: no answer to the request to bring rail {} back "
-                                 "within {} ms",
-                                 r, 2 * options_.attempt_timeout.count()));
+      rail.backoff.Failed();
+      return Status::Ok();
     }
     auto message = Receive(std::chrono::milliseconds(answer_by.remaining_ms()));
     if (!message.ok()) return message.status();
@@ -233,7 +320,7 @@ Status RailRecovery::Attempt(uint32_t r) {
       }
       break;
     }
-    OnPeerMessage(m);
+    XFER_RETURN_IF_ERROR(OnPeerMessage(m));
   }
   const Deadline deadline = Deadline::After(options_.attempt_timeout);
   const Status rejoined = striped_.Rejoin(
@@ -279,6 +366,15 @@ Status RailRecovery::Serve(const RailMessage& rejoin) {
     striped_.Leave(r, ConnectionLost("the peer is setting the rail up again"));
   }
   rails_[r].reported = true;  // the initiator knows: it asked
+  // This side's fences answered first: once kReady is out, the initiator
+  // sets up, and an answer to them would land in its setup's messages.
+  const Deadline answers_by = Deadline::After(2 * options_.attempt_timeout);
+  while (!awaiting_.empty() && !answers_by.expired()) {
+    auto message = Receive(std::chrono::milliseconds(answers_by.remaining_ms()));
+    if (!message.ok()) return message.status();
+    if (message->has_value()) XFER_RETURN_IF_ERROR(OnPeerMessage(**message));
+  }
+  awaiting_.clear();  // unanswered: their Fence calls time out
   XFER_RETURN_IF_ERROR(Send({RailMessage::Kind::kReady, r, rejoin.attempt, {}}));
   const Status rejoined = striped_.Rejoin(
       r, [&] { return paths_.set_up(r, deadline); }, "rejoined: set up again at the peer's request",

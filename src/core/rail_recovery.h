@@ -12,9 +12,17 @@
 //  - The acceptor reports each rail it finds down (kDown), which the
 //    initiator then leaves too: a failure only one end sees (a silent link
 //    under the acceptor's WRITEs) is recovered like any other.
-// Only the initiator asks, and each side's thread does one thing at a time,
-// so the two never set up at once over the control connection, and neither
-// reads the other's setup messages as its own. Messages are framed as the
+//  - Either side fences a rail before the WRITEs it failed are dealt again
+//    (Fence, for StripedEndpoint::SetFence): it asks the peer (kFence) to
+//    abandon its end of the rail, which then applies nothing more it
+//    received there, and waits for it to say so (kFenced). Without that,
+//    bytes of a failed slice the peer had received but not yet placed
+//    could land after the same slice, dealt again, had completed.
+// Only the initiator asks to set up, and each side's thread does one thing
+// at a time, so the two never set up at once over the control connection,
+// and neither reads the other's setup messages as its own: the acceptor
+// answers a kRejoin only once the initiator has answered its fences, and
+// the initiator sends fences only between attempts. Messages are framed as the
 // transports' setup messages are (a length, then the body); one that is
 // not ours -- left over from a setup attempt that failed part way -- is
 // skipped. Every byte of the peer's is checked: a malformed message ends
@@ -28,6 +36,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <algorithm>
 #include <functional>
@@ -38,10 +47,12 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/socket.h"
+#include "common/unique_fd.h"
 #include "core/striped_endpoint.h"
 #include "transport/transport.h"
 #include "xfer/status.h"
@@ -50,10 +61,19 @@ namespace xfer::core {
 
 // One message of the rails' recovery protocol.
 struct RailMessage {
-  enum class Kind : uint8_t { kRejoin = 1, kReady = 2, kRefuse = 3, kDown = 4 };
+  enum class Kind : uint8_t {
+    kRejoin = 1,
+    kReady = 2,
+    kRefuse = 3,
+    kDown = 4,
+    kFence = 5,
+    kFenced = 6
+  };
   Kind kind = Kind::kRejoin;
   uint32_t rail = 0;
-  uint32_t attempt = 0;  // kRejoin's number, echoed by its kReady or kRefuse
+  // kRejoin's number, echoed by its kReady or kRefuse; kFence's, echoed by
+  // its kFenced.
+  uint32_t attempt = 0;
   std::string reason;    // kRefuse, kDown: why (at most kMaxReason bytes)
 
   static constexpr size_t kMaxReason = 1024;
@@ -123,13 +143,24 @@ class RailRecovery {
   // Ends the thread: shuts the control connection down, which ends an
   // attempt in progress at once. Idempotent.
   void Stop();
+  // Ends every Fence waiting, and every later one, with kConnectionLost,
+  // the thread and the control connection left as they are: for a
+  // connection closing, whose endpoint waits for its recovery thread.
+  void EndFences();
+
+  // Asks the peer to abandon its end of `rail` and waits until it has
+  // (see above). Thread-safe; answered within a control round trip while
+  // neither side sets a rail up. Errors: kTimeout by `deadline`;
+  // kConnectionLost once the recovery has ended.
+  Status Fence(uint32_t rail, Deadline deadline);
 
   // Why the recovery ended early (a malformed message, the control
   // connection lost); empty while it runs.
   std::string Ended() const;
 
  private:
-  RailRecovery(Socket& control, StripedEndpoint& striped, Paths paths, Options options);
+  RailRecovery(Socket& control, StripedEndpoint& striped, Paths paths, Options options,
+               UniqueFd wake);
 
   using Clock = std::chrono::steady_clock;
   // Per rail, what this side knows of its return.
@@ -146,12 +177,18 @@ class RailRecovery {
   };
 
   void Loop();
-  // Waits up to `wait` for the peer's next message: nullopt when none came.
-  // Errors: the connection's (lost, shut down), kProtocolError.
+  // Waits up to `wait` for the peer's next message, or for a fence to ask
+  // for: nullopt when no message came. Errors: the connection's (lost,
+  // shut down), kProtocolError.
   Result<std::optional<RailMessage>> Receive(std::chrono::milliseconds wait);
   Status Send(const RailMessage& message);
-  // The initiator's side: a message that came while idle or waiting.
-  void OnPeerMessage(const RailMessage& message);
+  // Either side: a message other than the setup's own -- kDown, kFence,
+  // kFenced -- answered at once. Errors: Send's.
+  Status OnPeerMessage(const RailMessage& message);
+  // Sends the fences asked for since (while no setup runs). Errors: Send's.
+  Status SendFences();
+  // Wakes the waiters of fence `id` (answered or not: see Fence).
+  void Answered(uint32_t id);
   // The initiator: tries down rails whose backoff has passed.
   Status TryDownRails();
   Status Attempt(uint32_t rail);
@@ -169,6 +206,15 @@ class RailRecovery {
   const Options options_;
   std::vector<RailState> rails_;  // the thread's own
   uint32_t attempts_ = 0;
+  std::vector<uint32_t> awaiting_;  // the thread's own: fences sent, not answered
+  // Fences: asked for by Fence, sent by the thread, answered by the peer.
+  UniqueFd wake_;  // an eventfd: Fence wakes the thread with it
+  std::mutex fence_mu_;
+  std::condition_variable fence_cv_;
+  uint32_t fences_ = 0;                                     // GUARDED_BY(fence_mu_)
+  std::vector<std::pair<uint32_t, uint32_t>> to_send_;     // GUARDED_BY(fence_mu_): id, rail
+  std::vector<uint32_t> answered_;                          // GUARDED_BY(fence_mu_)
+  bool over_ = false;  // GUARDED_BY(fence_mu_): the thread has ended
   std::atomic<bool> stopping_{false};
   mutable std::mutex ended_mu_;
   std::string ended_;  // GUARDED_BY(ended_mu_)

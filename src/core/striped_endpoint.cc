@@ -71,7 +71,10 @@ StripedEndpoint::StripedEndpoint(std::vector<Rail> rails, uint32_t streams, Opti
                                                          RailStriper::kMaxRails)),
       failures_(rails.size()),
       events_(rails.size()),
-      retried_bytes_(std::make_unique<std::atomic<uint64_t>[]>(rails.size())) {
+      retried_bytes_(std::make_unique<std::atomic<uint64_t>[]>(rails.size())),
+      downs_(std::make_unique<std::atomic<uint64_t>[]>(rails.size())),
+      retrying_(std::make_unique<std::atomic<uint32_t>[]>(rails.size())),
+      fenced_(rails.size(), 0) {
   assert(rail_count_ >= 2 && rail_count_ <= RailStriper::kMaxRails);
   for (size_t i = 0; i < kLegs; ++i) legs_[i].owner = this;
   for (size_t i = 0; i < rail_count_; ++i) {
@@ -237,6 +240,7 @@ void StripedEndpoint::LegFinished(Leg& leg) {
     std::lock_guard lock(notify_mu_);
     if (!closed_) {
       if (Status started = StartWorker(); started.ok()) {
+        retrying_[leg.rail].fetch_add(1, std::memory_order_relaxed);
         failed_.emplace_back(&leg, status);
         notify_cv_.notify_all();
         return;
@@ -262,16 +266,31 @@ void StripedEndpoint::EndLeg(Leg& leg, const Status& status, size_t moved) {
   }
 }
 
+void StripedEndpoint::FenceRail(uint32_t rail) {
+  const uint64_t down = downs_[rail].load(std::memory_order_acquire);
+  if (!fence_ || fenced_[rail] == down) return;
+  fenced_[rail] = down;
+  const Status fenced = fence_(rail, Deadline::After(fence_timeout_));
+  if (!fenced.ok()) {
+    Remark(rail, fmt::format("the WRITEs it failed were dealt again unfenced: {}",
+                             fenced.ToString()));
+  }
+}
+
 void StripedEndpoint::Retry(Leg& leg, const Status& failure) {
+  const uint32_t failed_on = leg.rail;
   // A request cancelled or past its deadline (Engine::Cancel, Preempt), or
   // failed by another of its slices meanwhile, ends as it would have
   // without failover: nothing more of it is posted, and it completes once
   // its slices in flight have.
   if (!RequestAccess::PartsStatus(*leg.parent).ok()) {
+    retrying_[failed_on].fetch_sub(1, std::memory_order_release);
     EndLeg(leg, failure, 0);
     return;
   }
+  if (leg.op == OpCode::kWrite) FenceRail(failed_on);
   Status moved = MoveLeg(leg, failure);
+  retrying_[failed_on].fetch_sub(1, std::memory_order_release);
   while (moved.ok()) {
     // Its last completion let go of it a moment before publishing it done.
     while (RequestAccess::InFlight(leg.request)) std::this_thread::yield();
@@ -350,6 +369,7 @@ void StripedEndpoint::TakeDown(uint32_t rail, const Status& failure) {
   if (failures_[rail].empty()) {
     failures_[rail] = failure.ToString();
     events_[rail].push_back({std::chrono::system_clock::now(), false, failures_[rail]});
+    downs_[rail].fetch_add(1, std::memory_order_release);
   }
   striper_.SetUp(rail, false);
 }
@@ -370,12 +390,14 @@ Status StripedEndpoint::Rejoin(uint32_t rail, const RailSetUp& set_up, std::stri
   if (striper_.Up(rail)) return FailedPrecondition(fmt::format("rail {} is up", rail));
   On(rail)->Abandon();
   // Its slices fail now and leave the rail's count (each after taking the
-  // rail down, LegFinished): once the count is zero, no late failure of
-  // the old endpoint can take the fresh one down.
-  while (watchdog_.InFlight(rail) != 0) {
+  // rail down, LegFinished), then the recovery thread's queue (after the
+  // fence, Retry): once both are empty, no late failure of the old
+  // endpoint can take the fresh one down, nor a fence abandon it.
+  while (watchdog_.InFlight(rail) != 0 || retrying_[rail].load(std::memory_order_acquire) != 0) {
     if (deadline.expired()) {
-      return Timeout(fmt::format("rail {}: {} slices of its failed endpoint still in flight", rail,
-                                 watchdog_.InFlight(rail)));
+      return Timeout(fmt::format(
+          "rail {}: {} slices of its failed endpoint still in flight, {} to be dealt again", rail,
+          watchdog_.InFlight(rail), retrying_[rail].load(std::memory_order_relaxed)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -631,6 +653,7 @@ void StripedEndpoint::Close() {
                               0);
   }
   for (auto& [leg, failure] : failed) {
+    retrying_[leg->rail].fetch_sub(1, std::memory_order_release);
     EndLeg(*leg, failure.WithContext("the connection closed before the slice was dealt again"),
            0);
   }

@@ -51,8 +51,10 @@
 // it is taken down with kTimeout and its endpoint closed, which fails its
 // slices in flight, and they are dealt again as above. (Requests posted
 // Direct on rail 0 are not watched: their transport's io_timeout bounds
-// them.) Not fenced yet: bytes of a WRITE a failed rail
-// still carried may land at the peer after their slice was dealt again.
+// them.) A WRITE slice a failed rail had in flight is dealt again only
+// once the rail is fenced (SetFence): the peer has abandoned its end, so
+// bytes of it the peer received but had not yet placed cannot land after
+// the slice, dealt again, completed.
 //  - Prepared lists: nothing is prepared (a list's entries are dealt like
 //    any request's).
 //  - Revoke, polls, Close: every rail. Revoke waits for a Rejoin in
@@ -148,6 +150,17 @@ class StripedEndpoint final : public transport::Endpoint {
   // it reaches the peer later. For a rail its peer reports lost.
   void Leave(uint32_t rail, const Status& failure);
 
+  // Makes sure the peer applies nothing more it received on `rail`
+  // (RailRecovery::Fence); errors when it cannot by the deadline.
+  using RailFence = std::function<Status(uint32_t rail, Deadline deadline)>;
+  // Set before the first post, once. Without a fence (the default, and
+  // when it fails: the rail's record says so), WRITEs are dealt again at
+  // once, and late bytes of the failed rail may land after them.
+  void SetFence(RailFence fence, std::chrono::milliseconds timeout) {
+    fence_ = std::move(fence);
+    fence_timeout_ = timeout;
+  }
+
   // Adds an event to down `rail`'s record that changes nothing: why it
   // does not come back.
   void Remark(uint32_t rail, std::string reason);
@@ -232,8 +245,12 @@ class StripedEndpoint final : public transport::Endpoint {
   // Ends `leg`: its part of the parent finishes with `status` and `moved`
   // bytes, and it leaves its stream's count.
   void EndLeg(Leg& leg, const Status& status, size_t moved);
-  // Deals a failed leg again (on the recovery thread), or ends it failed.
+  // Deals a failed leg again (on the recovery thread), or ends it failed;
+  // a WRITE once its rail is fenced.
   void Retry(Leg& leg, const Status& failure);
+  // Fences `rail` (on the recovery thread) unless it was since it last
+  // went down.
+  void FenceRail(uint32_t rail);
   // Posts `leg` (its op, entries and stream) on its rail; while a rail
   // refuses it as a dead link does, takes that rail down and moves the leg
   // on (MoveLeg). The leg stays counted on the rail it ends on. Errors: the
@@ -294,6 +311,13 @@ class StripedEndpoint final : public transport::Endpoint {
   std::vector<std::string> failures_;            // GUARDED_BY(failures_mu_): per rail
   std::vector<std::vector<RailEvent>> events_;   // GUARDED_BY(failures_mu_): per rail
   std::unique_ptr<std::atomic<uint64_t>[]> retried_bytes_;  // per rail
+  // Per rail: how often it went down (TakeDown), and failed legs queued
+  // for the recovery thread that have not left it (Rejoin waits for none).
+  std::unique_ptr<std::atomic<uint64_t>[]> downs_;
+  std::unique_ptr<std::atomic<uint32_t>[]> retrying_;
+  RailFence fence_;
+  std::chrono::milliseconds fence_timeout_{0};
+  std::vector<uint64_t> fenced_;  // the recovery thread's: downs_ when last fenced
 
   // The recovery thread's work: deferred notifications and failed legs.
   std::mutex notify_mu_;

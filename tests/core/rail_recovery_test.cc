@@ -30,6 +30,8 @@ constexpr size_t kStream = 2 * kRequest;
 TEST(RailMessageTest, EachKindRoundTrips) {
   for (const RailMessage& sent : {RailMessage{Kind::kRejoin, 3, 17, {}},
                                   RailMessage{Kind::kReady, 0, 0xfffffffe, {}},
+                                  RailMessage{Kind::kFence, 2, 4, {}},
+                                  RailMessage{Kind::kFenced, 2, 4, {}},
                                   RailMessage{Kind::kRefuse, 15, 9, "region 4 is gone"},
                                   RailMessage{Kind::kDown, 1, 0, "io error: flushed"}}) {
     const std::vector<uint8_t> bytes = EncodeRailMessage(sent);
@@ -65,7 +67,7 @@ TEST(RailMessageTest, MalformedMessagesOfOursAreRefusedNamingWhy) {
     EXPECT_NE(got.status().message().find(words), std::string::npos) << got.status().ToString();
   };
   refused({good.begin(), good.begin() + 8}, 2, "below the 12-byte header");
-  for (const uint8_t kind : {uint8_t{0}, uint8_t{5}, uint8_t{255}}) {
+  for (const uint8_t kind : {uint8_t{0}, uint8_t{7}, uint8_t{255}}) {
     std::vector<uint8_t> bytes = good;
     bytes[4] = kind;
     refused(bytes, 2, "unknown message kind");
@@ -108,10 +110,12 @@ class RailRecoveryTest : public FailoverFixture {
     return options;
   }
 
-  // Starts one end's recovery over the pair's control connection; its
-  // fresh endpoints are set up as ConnectPair set up the first ones.
+  // Starts one end's recovery over the pair's control connection, which
+  // fences that end's failed rails; its fresh endpoints are set up as
+  // ConnectPair set up the first ones.
   void StartOne(bool initiator, RailRecovery::Options options,
-                std::function<Status(uint32_t)> check = [](uint32_t) { return Status::Ok(); }) {
+                std::function<Status(uint32_t)> check = [](uint32_t) { return Status::Ok(); },
+                std::chrono::milliseconds fence_timeout = 5s) {
     RailRecovery::Paths paths;
     paths.check = std::move(check);
     paths.set_up = [this, initiator](uint32_t,
@@ -126,6 +130,11 @@ class RailRecoveryTest : public FailoverFixture {
                                        initiator ? striped() : target_striped(), std::move(paths),
                                        options);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
+    RailRecovery* recovery = started->get();
+    (initiator ? striped() : target_striped())
+        .SetFence([recovery](uint32_t rail, Deadline deadline) {
+          return recovery->Fence(rail, deadline);
+        }, fence_timeout);
     recoveries_[initiator ? 0 : 1] = std::move(started.value());
   }
   void StartBoth(RailRecovery::Options options = Quick()) {
@@ -172,10 +181,17 @@ TEST_P(RailRecoveryTest, ALostRailComesBackAndCarriesTrafficAgain) {
   EXPECT_TRUE(events[1].up);
   EXPECT_EQ(events[1].reason, "rejoined: set up again with the peer");
   EXPECT_LE(events[0].at, events[1].at);
-  // The target's end was healthy: it left it when asked, then set it up.
+  // The target's end was healthy: it left it when asked -- to fence it
+  // (the lost rail's posts failed after they were taken) or to set it up
+  // again, whichever came first -- then set it up.
   const std::vector<RailEvent> target = target_striped().Events(1);
   ASSERT_EQ(target.size(), 2u);
-  EXPECT_EQ(target[0].reason, "connection lost: the peer is setting the rail up again");
+  EXPECT_FALSE(target[0].up);
+  EXPECT_TRUE(target[0].reason ==
+                  "connection lost: the peer fenced the rail, to deal the WRITEs it failed "
+                  "again elsewhere" ||
+              target[0].reason == "connection lost: the peer is setting the rail up again")
+      << target[0].reason;
   EXPECT_EQ(target[1].reason, "rejoined: set up again at the peer's request");
   EXPECT_TRUE(striped().Events(0).empty());
 }
@@ -239,6 +255,68 @@ TEST_P(RailRecoveryTest, ARailThatCannotBeSetUpAgainIsLeftDownSayingWhy) {
   EXPECT_EQ(striped().Events(1).size(), 2u) << "tried again";
   EXPECT_FALSE(striped().Stats(1).up);
   ASSERT_NO_FATAL_FAILURE(WriteAll(47, kStream));
+}
+
+// The link dies under WRITEs in flight: the real endpoint is closed under
+// them, while the target's end still holds bytes it received and had not
+// yet placed. The slices are dealt again only once the target has
+// abandoned its end (the fence), so none of those bytes lands after the
+// retried slice has (ThreadSanitizer would see the two writers of one
+// byte; the bytes are checked too). Then the rail comes back.
+TEST_P(RailRecoveryTest, WritesInFlightOnALostRailAreDealtAgainOnlyOnceThePeerIsFenced) {
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {.loss = FaultyEndpoint::Loss::kClose}));
+  ASSERT_NO_FATAL_FAILURE(StartBoth());
+  xfer::testing::FillPattern(Bytes(local_), kRegion, 48);
+  std::vector<TransferRequest> requests(kRegion / kRequest);
+  std::vector<TransferEntry> entries;
+  for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ASSERT_TRUE(
+        pair_.initiator->PostWrite({&entries[i], 1}, requests[i], static_cast<uint32_t>(i % 2))
+            .ok());
+    if (i == 2) faulty_->Lose();
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ASSERT_TRUE(requests[i].Wait(10s).ok()) << i << ": " << requests[i].Test().ToString();
+    EXPECT_EQ(requests[i].bytes(), kRequest) << i;
+  }
+  EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRegion, 48), kRegion);
+  EXPECT_GT(striped().RetriedBytes(1), 0u);
+  // The target left its end when fenced; nothing was dealt again unfenced.
+  const std::vector<RailEvent> target = target_striped().Events(1);
+  ASSERT_FALSE(target.empty());
+  EXPECT_EQ(target[0].reason,
+            "connection lost: the peer fenced the rail, to deal the WRITEs it failed again "
+            "elsewhere");
+  for (const RailEvent& event : striped().Events(1)) {
+    EXPECT_EQ(event.reason.find("unfenced"), std::string::npos) << event.reason;
+  }
+  ASSERT_TRUE(WaitFor([&] { return BothUp(1); }, 10s)) << striped().Failure(1);
+  ASSERT_NO_FATAL_FAILURE(WriteAll(49, kStream));
+}
+
+// No peer answers the fence (its recovery does not run): after the fence's
+// timeout, the WRITEs are dealt again all the same, and the rail's record
+// says they went unfenced. (The rail swallowed them: nothing of theirs is
+// at the peer to land late.)
+TEST_P(RailRecoveryTest, AFenceThePeerDoesNotAnswerIsSaidAndTheWritesGoOn) {
+  StripedEndpoint::Options options;
+  options.slice_timeout = SliceTimeout();
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {.loss = FaultyEndpoint::Loss::kStall}, options));
+  RailRecovery::Options slow = Quick();
+  slow.backoff = 60s;  // no attempt to bring it back meanwhile
+  slow.max_backoff = 60s;
+  ASSERT_NO_FATAL_FAILURE(
+      StartOne(true, slow, [](uint32_t) { return Status::Ok(); }, 300ms));
+  faulty_->Lose();
+  ASSERT_NO_FATAL_FAILURE(WriteAll(50, kStream));
+  const std::vector<RailEvent> events = striped().Events(1);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].reason.rfind("the WRITEs it failed were dealt again unfenced: timeout: the "
+                                   "peer did not confirm",
+                                   0),
+            0u)
+      << events[1].reason;
 }
 
 // The peer never answers (its recovery does not run): Stop ends the

@@ -4,8 +4,9 @@
 // or when a test calls Lose() (a cable pulled while transfers run). How:
 //  - kClose: the wrapped endpoint is closed, which fails what it has in
 //    flight, as a dead link does. Its peer's end may still land bytes it
-//    had received (the engine does not fence a failed rail yet,
-//    docs/rails.md), so a WRITE dealt again races them: use it under READs.
+//    had received: a WRITE dealt again races them unless the rail is
+//    fenced first (StripedEndpoint::SetFence; rail_recovery_test.cc), so
+//    without a fence use it under READs.
 //  - kRefuse: what is in flight completes; new posts fail.
 //  - kStall: new posts are swallowed and never complete until Close() (a
 //    silent failure no event announces).

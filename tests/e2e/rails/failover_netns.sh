@@ -111,6 +111,7 @@ for f in r["faults"]:
     if "recovery_ms" not in f:
         failures.append(f"{name}: no step completed after the fault")
         continue
+    if f.get("unfenced"): failures.append(f"{name}: WRITEs dealt again unfenced: {f['unfenced']}")
     back = f.get("rail_state_back", [])
     if f.get("restore_rc") != 0: failures.append(f"{name}: the command mending rail 1 failed")
     if len(back) != 2 or not back[0]["up"] or not back[1]["up"]:

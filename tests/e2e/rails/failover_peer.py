@@ -124,6 +124,9 @@ def run_fault(engine, args, fault, region):
         result["survivor_gb_per_s"] = stream.rate(after[0][1], mended_at)
     rails = engine.peer_info(peer).rails
     result["rail_state"] = rail_state(rails)
+    # WRITEs the lost rail failed are dealt again once the peer confirms
+    # it abandoned its end (the fence); the record says when one was not.
+    result["unfenced"] = [e.reason for r in rails for e in r.events if "unfenced" in e.reason]
     # The engine's own record: when it took rail 1 down, after the fault.
     if rails[1].events:
         result["detected_ms"] = (rails[1].events[0].time - broken["wall"]) * 1e3
