@@ -32,6 +32,13 @@ class RailSampler {
   // it is at least half an interval), joins the thread and returns the timeline, with the rails' final state.
   RailTimeline Stop();
 
+  // Milliseconds since Start, on the timeline's clock (to place what ran
+  // when on it). REQUIRES: started.
+  double ElapsedMs() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
+  }
+
  private:
   void Run();
   // Appends the sample at `end_ms`: the bytes since the previous one.

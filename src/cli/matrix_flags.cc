@@ -41,7 +41,7 @@ struct MatrixText {
   bool efficiency = false;
   std::optional<std::string> port, directions, transports, block_sizes, transfer_size, batch,
       loops, warmup, streams, rails, memory, remote_memory, timeout, accept_timeout, device, ib_port,
-      use_cuda, device_path,
+      use_cuda, device_path, timeline,
       gid_index, json, csv, markdown, secret_file;
   // The cluster matrix (--scheme), under mpirun.
   std::optional<std::string> scheme, incast_target, fan_out_source, rank_devices, listen_host;
@@ -72,6 +72,7 @@ void DefineFlags(CLI::App& app, MatrixText& t) {
   Text(app, "--rails", t.rails, "rails per connection: auto or 1..16 (default auto)");
   app.add_flag("--verify", t.verify, "check every cell's bytes after its samples");
   app.add_flag("--efficiency", t.efficiency, "print each cell as a fraction of its ceiling");
+  Text(app, "--timeline", t.timeline, "ms: what each rail carries, interval by interval");
   Text(app, "--timeout", t.timeout, "seconds: every wait on the peer (default 10)");
   Text(app, "--accept_timeout", t.accept_timeout, "seconds the target waits (default 600)");
   Text(app, "--secret-file", t.secret_file, "the engines' shared secret (mode 600)");
@@ -169,6 +170,7 @@ Status ApplyMatrix(const MatrixText& t, MatrixConfig& c) {
   XFER_RETURN_IF_ERROR(ParsePlacement(t.remote_memory, "--remote_memory", c.remote_memory));
   c.verify = t.verify;
   c.efficiency = t.efficiency;
+  XFER_RETURN_IF_ERROR(ParseCount(t.timeline, "--timeline", 10, 60000, c.timeline_ms));
   return Status::Ok();
 }
 
@@ -260,6 +262,10 @@ Status ApplySession(const MatrixText& t, MatrixConfig& c) {
     return InvalidArgument("--json/--csv/--markdown: the initiator writes the results; give them "
                            "to the side with the <host> argument");
   }
+  if (!cluster && c.role == matrix::Role::kTarget && c.timeline_ms != 0) {
+    return InvalidArgument("--timeline: the initiator samples the rails and prints the timeline; "
+                           "give it to the side with the <host> argument");
+  }
   return Status::Ok();
 }
 
@@ -286,9 +292,11 @@ Status ApplyCluster(const MatrixText& t, std::span<const TransportOptionInfo> tr
         "--markdown: HIXL's layout has no place for ranks; the cluster matrix (--scheme) writes "
         "--json and --csv");
   }
-  if (t.verify || t.efficiency) {
+  if (t.verify || t.efficiency || t.timeline) {
     return InvalidArgument(fmt::format("{}: not measured by the cluster matrix (--scheme)",
-                                       t.verify ? "--verify" : "--efficiency"));
+                                       t.verify       ? "--verify"
+                                       : t.efficiency ? "--efficiency"
+                                                      : "--timeline"));
   }
   if (t.use_cuda) {
     return InvalidArgument("--use_cuda: the cluster matrix (--scheme) moves host memory only");
@@ -394,6 +402,10 @@ std::string MatrixHelp() {
       "  --verify              after each cell's samples, move fresh data once more and\n"
       "                        check every byte; a mismatch fails the run (host memory\n"
       "                        cells only: device cells are measured, not checked)\n"
+      "  --timeline MS         per connection striped over several rails (--rails 2 or\n"
+      "                        more), what each rail carried every MS ms (10..60000)\n"
+      "                        while its cells ran, and when a rail went down and came\n"
+      "                        back; after the tables, and in --json\n"
       "  --efficiency          after each table, every cell's median as a percentage\n"
       "                        of its path's ceiling (shm: single-core memcpy of the\n"
       "                        block size, measured before the cells; --json always\n"

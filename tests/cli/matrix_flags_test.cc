@@ -70,7 +70,7 @@ TEST(MatrixFlags, ListsAndSizesInHixlsSyntax) {
   auto parsed = Parse(
       "matrix --loopback --directions rH2H,H2rH --transports tcp --block_sizes 1M,4K,64KiB "
       "--transfer_size 8MB --batch 4 --loops 3 --warmup 0 --streams 2 --memory hugepage --verify "
-      "--timeout 2.5 --json a.json --csv a.csv --markdown a.md --quiet");
+      "--timeout 2.5 --json a.json --csv a.csv --markdown a.md --quiet --timeline 250");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   const matrix::MatrixConfig& c = parsed->matrix;
   ASSERT_EQ(c.directions.size(), 2u);
@@ -87,6 +87,13 @@ TEST(MatrixFlags, ListsAndSizesInHixlsSyntax) {
   EXPECT_TRUE(c.quiet);
   EXPECT_EQ(c.timeout, std::chrono::milliseconds(2500));
   EXPECT_EQ(c.json_path, "a.json");
+  EXPECT_EQ(c.timeline_ms, 250u);
+}
+
+// --timeline samples one connection's rails; the cluster matrix has many.
+TEST(MatrixFlags, TheClusterMatrixRefusesATimeline) {
+  EXPECT_EQ(ErrorOf("matrix --scheme pairwise --timeline 100"),
+            "--timeline: not measured by the cluster matrix (--scheme)");
 }
 
 TEST(MatrixFlags, BlockSizeRangeDoublesFromStartToEnd) {

@@ -200,6 +200,56 @@ TEST(MatrixE2e, BatchedRequestsAndStreamsOnTcp) {
   }
 }
 
+// --timeline over two tcp rails: after the tables, what each rail carried
+// interval by interval while the column's cells ran, and the same in the
+// JSON with each cell's span on it (inside the timeline, in run order); a
+// column of one rail gets none.
+TEST(MatrixE2e, ATimelineShowsWhatEachRailCarriedWhileTheCellsRan) {
+  const std::string path = TempPath("timeline.json");
+  ProcessResult run = RunXfer(
+      {"matrix", "--loopback", "--transports", "tcp", "--rails", "2", "--timeline", "20",
+       "--directions", "H2rH,rH2H", "--block_sizes", "64K,1M", "--transfer_size", "16M",
+       "--loops", "3", "--timeout", "10", "--quiet", "--json", path},
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(" tcp's rails, while its cells ran:\n timeline: Gb/s per rail every 20 "
+                         "ms, from "),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("   t[s]    rail 0    rail 1\n"), std::string::npos) << run.out;
+  const json document = ReadJsonOrNull(path);
+  ASSERT_EQ(document["rail_timelines"].size(), 1u) << document.dump();
+  const json& timeline = document["rail_timelines"][0];
+  EXPECT_EQ(timeline["transport"], "tcp");
+  EXPECT_EQ(timeline["interval_ms"], 20);
+  ASSERT_EQ(timeline["rails"].size(), 2u);
+  ASSERT_FALSE(timeline["samples"].empty());
+  uint64_t carried[2] = {0, 0};
+  for (const json& sample : timeline["samples"]) {
+    carried[0] += sample["bytes"][0].get<uint64_t>();
+    carried[1] += sample["bytes"][1].get<uint64_t>();
+  }
+  EXPECT_GT(carried[0], 0u);
+  EXPECT_GT(carried[1], 0u);
+  const double end = timeline["samples"].back()["end_ms"].get<double>();
+  double previous = 0;
+  for (const json& cell : document["cells"]) {
+    const json& span = cell["path"]["timeline_ms"];
+    ASSERT_EQ(span.size(), 2u) << cell.dump();
+    EXPECT_LE(previous, span[0].get<double>());
+    EXPECT_LT(span[0].get<double>(), span[1].get<double>());
+    EXPECT_LE(span[1].get<double>(), end + 20);
+    previous = span[1].get<double>();
+  }
+  ProcessResult one = RunXfer(With(SmallMatrix("64K"), {"--loopback", "--transports", "tcp",
+                                                         "--rails", "1", "--timeline", "20",
+                                                         "--directions", "H2rH", "--json", path}),
+                              60s);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_TRUE(ReadJsonOrNull(path)["rail_timelines"].empty());
+  EXPECT_FALSE(ReadJsonOrNull(path)["cells"][0]["path"].contains("timeline_ms"));
+}
+
 // Issue 43, item 21: --loopback honours -p (its child target listens there):
 // with the port taken by another target, the run says so.
 TEST(MatrixE2e, LoopbackListensOnTheGivenPort) {
@@ -332,6 +382,16 @@ TEST(MatrixE2e, BadFlagsAreUsageErrors) {
   ProcessResult gpu = RunXfer({"matrix", "--loopback", "--use_cuda", "-1"}, 10s);
   EXPECT_EQ(gpu.exit_code, 2);
   EXPECT_NE(gpu.err.find("--use_cuda"), std::string::npos) << gpu.err;
+  for (const char* interval : {"5", "60001", "soon"}) {
+    ProcessResult timeline = RunXfer({"matrix", "--loopback", "--timeline", interval}, 10s);
+    EXPECT_EQ(timeline.exit_code, 2) << interval;
+    EXPECT_NE(timeline.err.find("--timeline"), std::string::npos) << timeline.err;
+  }
+  ProcessResult target_timeline = RunXfer({"matrix", "--timeline", "100"}, 10s);
+  EXPECT_EQ(target_timeline.exit_code, 2);
+  EXPECT_NE(target_timeline.err.find("--timeline: the initiator samples the rails"),
+            std::string::npos)
+      << target_timeline.err;
   ProcessResult unwritable =
       RunXfer({"matrix", "--loopback", "--json", "/nonexistent/dir/out.json"}, 10s);
   EXPECT_EQ(unwritable.exit_code, 2);  // bad usage, as for every command (issue 27, defect 14)

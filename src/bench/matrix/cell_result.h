@@ -51,6 +51,10 @@ struct CellResult {
   // The connection's rails, and the bytes each carried for this cell's
   // samples (PeerInfo::rails before and after); one rail when not striped.
   std::vector<RailInfo> path_rails;
+  // --timeline: when the cell's samples began and ended on its column's
+  // rail timeline (MatrixRun::rail_timelines), in ms; empty without one.
+  std::optional<double> timeline_from_ms;
+  std::optional<double> timeline_to_ms;
 
   // Seconds per sample, in the order taken; warm-ups are never counted.
   std::vector<double> warmup_seconds;

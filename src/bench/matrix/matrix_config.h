@@ -51,6 +51,10 @@ struct MatrixConfig {
   std::string memory = "host";         // the initiator's H kind
   std::string remote_memory = "host";  // the target's H kind
   bool verify = false;    // check every cell's bytes after its samples
+  // --timeline: the initiator samples what each rail of a column striped
+  // over several carries, every this many ms (0: no timeline). Its own, not
+  // part of the agreement.
+  uint32_t timeline_ms = 0;
 
   // --use_cuda: this side's GPU for device memory. Each side picks its own,
   // as perftest's sides do, so it is not part of the agreement.

@@ -17,6 +17,7 @@
 #include "bench/matrix/matrix_engine.h"
 #include "bench/matrix/side_buffers.h"
 #include "bench/model/interruption.h"
+#include "bench/rail_sampler.h"
 #include "bench/utc_time.h"
 #include "common/clock.h"
 #include "common/socket.h"
@@ -308,11 +309,25 @@ void Initiator::AssignCeilings() {
 }
 
 Status Initiator::MeasureColumn(size_t column) {
+  const Column& connection = columns_[column];
+  // --timeline: over several rails, what each carries while the column's
+  // cells run (as write_bw's --timeline).
+  std::optional<bench::RailSampler> sampler;
+  if (config_.timeline_ms != 0 && connection.peer && connection.info.rails.size() > 1) {
+    sampler.emplace(*engine_, *connection.peer, std::chrono::milliseconds(config_.timeline_ms));
+    XFER_RETURN_IF_ERROR(sampler->Start());
+  }
+  Status status;
   for (size_t i = run_.CellIndex(column, 0, 0); i < run_.CellIndex(column + 1, 0, 0); ++i) {
     if (run_.cells[i].status != CellStatus::kNotRun) continue;
-    XFER_RETURN_IF_ERROR(MeasureCell(i, columns_[column]));
+    if (sampler) run_.cells[i].timeline_from_ms = sampler->ElapsedMs();
+    status = MeasureCell(i, connection);
+    if (sampler) run_.cells[i].timeline_to_ms = sampler->ElapsedMs();
+    if (!status.ok()) break;
   }
-  return Status::Ok();
+  // Kept when a cell failed too: the timeline may show why.
+  if (sampler) run_.rail_timelines.push_back({connection.transport, sampler->Stop()});
+  return status;
 }
 
 Status Initiator::MeasureCell(size_t index, const Column& column) {

@@ -11,6 +11,7 @@
 #include "bench/matrix/cell_result.h"
 #include "bench/matrix/host_fingerprint.h"
 #include "bench/matrix/local_anchor.h"
+#include "bench/model/rail_timeline.h"
 #include "bench/model/registration_timing.h"
 #include "bench/matrix/matrix_config.h"
 #include "xfer/device_registration.h"
@@ -59,6 +60,14 @@ struct MatrixRun {
     DeviceRegistration registration;
   };
   std::vector<NicRegistration> nic_registrations;
+  // --timeline: per column striped over several rails, what each rail
+  // carried interval by interval while its cells ran (each cell's span on
+  // it: CellResult::timeline_from_ms), in column order.
+  struct ColumnTimeline {
+    std::string transport;
+    bench::RailTimeline timeline;
+  };
+  std::vector<ColumnTimeline> rail_timelines;
   RunOutcome outcome = RunOutcome::kRunning;
   std::string error;
 

@@ -4,6 +4,7 @@
 
 #include "bench/matrix/block_size.h"
 #include "report/matrix/anchor_table.h"
+#include "report/rail_timeline_report.h"
 #include "report/registration_json.h"
 
 namespace xfer::report {
@@ -106,6 +107,17 @@ json ConfigJson(const matrix::MatrixConfig& config) {
         {"gid_index", config.verbs.gid_index ? json(*config.verbs.gid_index) : json(nullptr)}}}};
 }
 
+// --timeline: one per column striped over several rails.
+json RailTimelinesJson(const matrix::MatrixRun& run) {
+  json out = json::array();
+  for (const matrix::MatrixRun::ColumnTimeline& column : run.rail_timelines) {
+    json timeline = RailTimelineJson(column.timeline);
+    timeline["transport"] = column.transport;
+    out.push_back(std::move(timeline));
+  }
+  return out;
+}
+
 json GbpsOrNull(const CellResult& cell, double gbps) {
   return cell.status == CellStatus::kOk ? json(gbps) : json(nullptr);
 }
@@ -124,6 +136,9 @@ json CellJson(const CellResult& cell, uint64_t transfer_size) {
                          {"data_mover", cell.path_data_mover},
                          {"staged", cell.path_staged}};
   if (!cell.path_device.empty()) path["device"] = cell.path_device;
+  if (cell.timeline_from_ms && cell.timeline_to_ms) {
+    path["timeline_ms"] = {*cell.timeline_from_ms, *cell.timeline_to_ms};
+  }
   if (cell.path_rails.size() > 1) {
     uint64_t total = 0;
     for (const RailInfo& rail : cell.path_rails) total += rail.bytes;
@@ -210,7 +225,8 @@ json MatrixJson(const matrix::MatrixRun& run) {
               {"cells", std::move(cells)},
               {"anchors", AnchorsJson(run)},
               {"registration", RegistrationsJson(run)},
-              {"nic_registration", NicRegistrationsJson(run)}};
+              {"nic_registration", NicRegistrationsJson(run)},
+              {"rail_timelines", RailTimelinesJson(run)}};
 }
 
 }  // namespace xfer::report

@@ -8,6 +8,7 @@
 
 #include "bench/matrix/block_size.h"
 #include "report/matrix/anchor_table.h"
+#include "report/rail_timeline_report.h"
 
 namespace xfer::report {
 namespace {
@@ -273,6 +274,10 @@ std::string RenderMatrixTables(const MatrixRun& run) {
     if (run.config.efficiency) EfficiencyTable(run, t, text);
   }
   AppendAnchorTable(run, text);
+  for (const matrix::MatrixRun::ColumnTimeline& column : run.rail_timelines) {
+    text += fmt::format("\n {}'s rails, while its cells ran:\n", column.transport);
+    text += RailTimelineLines(column.timeline);
+  }
   if (!run.skipped.empty() || run.config.verify || Unfinished(run)) text += '\n';
   for (const matrix::SkippedTransport& skipped : run.skipped) {
     text += fmt::format(" not usable here: {}: {}\n", skipped.name, OneLine(skipped.reason));
