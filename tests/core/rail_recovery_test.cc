@@ -10,8 +10,11 @@
 
 #include <chrono>
 #include <cstring>
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -120,10 +123,22 @@ class RailRecoveryTest : public FailoverFixture {
     paths.check = std::move(check);
     paths.set_up = [this, initiator](uint32_t,
                                      Deadline deadline) -> Result<std::unique_ptr<transport::Endpoint>> {
+      // A failure at connect, injected on both sides alike.
+      std::atomic<int>& calls = set_ups_[initiator ? 0 : 1];
+      if (initiator) {
+        std::lock_guard lock(set_up_mu_);
+        set_up_times_.push_back(std::chrono::steady_clock::now());
+      }
+      if (calls.fetch_add(1) < failing_set_ups_) {
+        return ConnectionLost("injected: the rail cannot connect");
+      }
       transport::Transport& transport = initiator ? *initiator_transport_ : *target_transport_;
       transport::EndpointSetup setup =
           xfer::testing::PairSetup(pair_, initiator, 2, 5000ms, deadline);
-      return transport.CreateEndpoint(setup);
+      auto endpoint = transport.CreateEndpoint(setup);
+      if (!endpoint.ok() || !initiator || !rewrap_) return endpoint;
+      return std::unique_ptr<transport::Endpoint>(
+          std::make_unique<FaultyEndpoint>(std::move(endpoint.value()), *rewrap_));
     };
     options.initiator = initiator;
     auto started = RailRecovery::Start(initiator ? pair_.initiator_control : pair_.target_control,
@@ -154,6 +169,14 @@ class RailRecoveryTest : public FailoverFixture {
     return striped().Stats(rail).up && target_striped().Stats(rail).up;
   }
 
+  // Set before StartOne: how many setups of a rail fail on each side
+  // before one goes through, and what wraps the initiator's fresh
+  // endpoints.
+  int failing_set_ups_ = 0;
+  std::optional<FaultyEndpoint::Faults> rewrap_;
+  std::atomic<int> set_ups_[2] = {0, 0};
+  std::mutex set_up_mu_;
+  std::vector<std::chrono::steady_clock::time_point> set_up_times_;  // GUARDED_BY(set_up_mu_)
   std::unique_ptr<RailRecovery> recoveries_[2];  // the initiator's, the target's
 };
 
@@ -317,6 +340,59 @@ TEST_P(RailRecoveryTest, AFenceThePeerDoesNotAnswerIsSaidAndTheWritesGoOn) {
                                    0),
             0u)
       << events[1].reason;
+}
+
+// The rail's setup fails three times (a link still down refuses the
+// connection): each attempt waits twice as long as the one before, from
+// the first wait (20 ms here) up to the most (200 ms), and the fourth
+// brings the rail back.
+TEST_P(RailRecoveryTest, ASetupThatFailsIsTriedAgainEachTimeAfterTwiceTheWait) {
+  failing_set_ups_ = 3;
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
+  ASSERT_NO_FATAL_FAILURE(StartBoth());
+  striped().Leave(1, ConnectionLost("the test pulled the cable"));
+  ASSERT_TRUE(WaitFor([&] { return BothUp(1); }, 10s)) << striped().Failure(1);
+  std::lock_guard lock(set_up_mu_);
+  ASSERT_EQ(set_up_times_.size(), 4u);
+  for (size_t i = 1; i < set_up_times_.size(); ++i) {
+    const auto waited = set_up_times_[i] - set_up_times_[i - 1];
+    EXPECT_GE(waited, 20ms * (1 << i)) << "attempt " << i + 1;  // 40, 80, 160 ms
+  }
+  ASSERT_NO_FATAL_FAILURE(WriteAll(51, kStream));
+  EXPECT_GT(striped().Stats(1).bytes, 0u);
+}
+
+// A flaky rail fails one post in nine, each time anew after it comes back:
+// every request completes whole all the same, and the rail keeps
+// returning (its record: down, up, down, up, ...).
+TEST_P(RailRecoveryTest, AFlakyRailIsBroughtBackEachTimeAndNoRequestFails) {
+  const FaultyEndpoint::Faults flaky{.fail_one_in = 9};
+  rewrap_ = flaky;
+  ASSERT_NO_FATAL_FAILURE(Connect(1, flaky));
+  ASSERT_NO_FATAL_FAILURE(StartBoth());
+  for (uint32_t round = 0; round < 4; ++round) {
+    ASSERT_NO_FATAL_FAILURE(WriteAll(60 + round, kStream));
+    ASSERT_TRUE(WaitFor([&] { return BothUp(1); }, 10s)) << striped().Failure(1);
+  }
+  const std::vector<RailEvent> events = striped().Events(1);
+  ASSERT_GE(events.size(), 4u);
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].up, i % 2 == 1) << i;
+  EXPECT_EQ(events[0].reason, "i/o error: injected: a flaky rail failed a post");
+  EXPECT_GT(striped().RetriedBytes(1), 0u);
+}
+
+// A slow rail (each post held 2 ms, well within the slice timeout) is no
+// failure: nothing goes down, and every byte lands.
+TEST_P(RailRecoveryTest, ASlowRailIsNoFailure) {
+  StripedEndpoint::Options options;
+  options.slice_timeout = SliceTimeout();
+  ASSERT_NO_FATAL_FAILURE(Connect(1, {.delay = 2ms}, options));
+  for (uint32_t round = 0; round < 2; ++round) {
+    ASSERT_NO_FATAL_FAILURE(WriteAll(70 + round, kStream));
+  }
+  EXPECT_TRUE(striped().Stats(1).up) << striped().Failure(1);
+  EXPECT_TRUE(striped().Events(1).empty());
+  EXPECT_GT(striped().Stats(1).bytes, 0u);
 }
 
 // The peer never answers (its recovery does not run): Stop ends the

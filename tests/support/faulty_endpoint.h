@@ -12,14 +12,20 @@
 //    silent failure no event announces).
 // Lost, every post fails its request with kConnectionLost (or, stalled,
 // keeps it), as a failed tcp socket or a verbs QP in error does.
+// Short of a loss: a flaky rail fails one post in `fail_one_in` with
+// kIoError (the rail otherwise whole), a slow one holds each post for
+// `delay` before passing it on. A failure at connect is the setup's:
+// rail_recovery_test.cc injects it there.
 #ifndef XFER_TESTS_SUPPORT_FAULTY_ENDPOINT_H_
 #define XFER_TESTS_SUPPORT_FAULTY_ENDPOINT_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -35,6 +41,8 @@ class FaultyEndpoint final : public transport::Endpoint {
     // The rail is lost at the post after this many (0: not by count).
     uint64_t lose_after_posts = 0;
     Loss loss = Loss::kClose;
+    uint64_t fail_one_in = 0;             // 0: none
+    std::chrono::microseconds delay{0};  // per post
   };
 
   FaultyEndpoint(std::unique_ptr<transport::Endpoint> inner, Faults faults)
@@ -108,6 +116,13 @@ class FaultyEndpoint final : public transport::Endpoint {
   bool Swallowed(TransferRequest& request) {
     const uint64_t n = posts_.fetch_add(1) + 1;
     if (faults_.lose_after_posts != 0 && n > faults_.lose_after_posts) Lose();
+    if (!lost_.load() && faults_.fail_one_in != 0 && n % faults_.fail_one_in == 0) {
+      internal::RequestAccess::Start(request, 1);
+      internal::RequestAccess::FinishPart(request, IoError("injected: a flaky rail failed a post"),
+                                          0);
+      return true;
+    }
+    if (!lost_.load() && faults_.delay.count() > 0) std::this_thread::sleep_for(faults_.delay);
     if (!lost_.load()) return false;
     internal::RequestAccess::Start(request, 1);
     if (faults_.loss == Loss::kStall) {
