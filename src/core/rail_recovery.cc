@@ -283,7 +283,9 @@ Status RailRecovery::TryDownRails() {
       rail.scheduled = true;
       continue;
     }
-    if (now < rail.next_attempt) continue;
+    // Not while its failed WRITEs wait for their fence, which this thread
+    // sends between attempts: Rejoin would wait for them in vain.
+    if (now < rail.next_attempt || striped_.PendingRetries(r) != 0) continue;
     XFER_RETURN_IF_ERROR(Attempt(r));
   }
   return Status::Ok();
@@ -368,6 +370,8 @@ Status RailRecovery::Serve(const RailMessage& rejoin) {
   rails_[r].reported = true;  // the initiator knows: it asked
   // This side's fences answered first: once kReady is out, the initiator
   // sets up, and an answer to them would land in its setup's messages.
+  // (The initiator answers them while it waits for kReady.)
+  XFER_RETURN_IF_ERROR(SendFences());
   const Deadline answers_by = Deadline::After(2 * options_.attempt_timeout);
   while (!awaiting_.empty() && !answers_by.expired()) {
     auto message = Receive(std::chrono::milliseconds(answers_by.remaining_ms()));

@@ -389,21 +389,25 @@ Status StripedEndpoint::Rejoin(uint32_t rail, const RailSetUp& set_up, std::stri
   if (closed()) return FailedPrecondition("the connection is closed");
   if (striper_.Up(rail)) return FailedPrecondition(fmt::format("rail {} is up", rail));
   On(rail)->Abandon();
-  // Its slices fail now and leave the rail's count (each after taking the
-  // rail down, LegFinished), then the recovery thread's queue (after the
-  // fence, Retry): once both are empty, no late failure of the old
-  // endpoint can take the fresh one down, nor a fence abandon it.
+  // Set up first, whatever follows: the peer sets up its end now too, and
+  // the two exchange their setup messages in step.
+  auto fresh = set_up();
+  if (!fresh.ok()) return fresh.status();
+  std::unique_ptr<transport::Endpoint> endpoint = std::move(fresh.value());
+  // The old endpoint's slices fail (Abandon) and leave the rail's count
+  // (each after taking the rail down, LegFinished), then the recovery
+  // thread's queue (after the fence, Retry): once both are empty, no late
+  // failure of the old endpoint can take the fresh one down, nor a fence
+  // abandon it.
   while (watchdog_.InFlight(rail) != 0 || retrying_[rail].load(std::memory_order_acquire) != 0) {
     if (deadline.expired()) {
+      endpoint->Close();
       return Timeout(fmt::format(
           "rail {}: {} slices of its failed endpoint still in flight, {} to be dealt again", rail,
           watchdog_.InFlight(rail), retrying_[rail].load(std::memory_order_relaxed)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  auto fresh = set_up();
-  if (!fresh.ok()) return fresh.status();
-  std::unique_ptr<transport::Endpoint> endpoint = std::move(fresh.value());
   slots_[rail].endpoint.store(endpoint.get(), std::memory_order_seq_cst);
   // A thread that read the old endpoint before the swap may still be inside
   // a call to it (which its transport's timeouts bound): wait it out, then

@@ -167,10 +167,15 @@ class StripedEndpoint final : public transport::Endpoint {
 
   // Makes a fresh endpoint over a rail's path; called by Rejoin.
   using RailSetUp = std::function<Result<std::unique_ptr<transport::Endpoint>>()>;
-  // Brings down `rail` back: its endpoint is abandoned (as by Leave); once
-  // nothing posted to it is in flight, `set_up` makes a fresh one, which
-  // takes its place; the rail is up again and dealt slices, with an event
-  // saying `why`. The old endpoint is destroyed once no thread is inside
+  // Failed slices of `rail` not yet dealt again (waiting for its fence).
+  uint32_t PendingRetries(uint32_t rail) const {
+    return retrying_[rail].load(std::memory_order_acquire);
+  }
+
+  // Brings down `rail` back: its endpoint is abandoned (as by Leave) and
+  // `set_up` makes a fresh one; once nothing of the old one is in flight
+  // or waiting to be dealt again, the fresh one takes its place, and the
+  // rail is up again and dealt slices, with an event saying `why`. The old endpoint is destroyed once no thread is inside
   // it. Revoke waits while this runs (a region revoked meanwhile is
   // revoked on the fresh endpoint too). Errors: kFailedPrecondition (the
   // rail is up, or the connection closed), kTimeout (the old endpoint's

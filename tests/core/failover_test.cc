@@ -149,7 +149,10 @@ TEST_P(FailoverTest, ADeepQueueOnAHealthyRailIsNotTakenForSilent) {
   options.slice_timeout = SliceTimeout();
   ASSERT_NO_FATAL_FAILURE(Connect(1, {}, options));
   xfer::testing::FillPattern(Bytes(local_), kRegion, 12);
-  for (int round = 0; round < 8; ++round) {
+  // Fewer over the VM's emulated verbs (0.13 Gb/s a rail): each round's
+  // queue is as deep.
+  const int rounds = GetParam() == "verbs" ? 3 : 8;
+  for (int round = 0; round < rounds; ++round) {
     std::vector<TransferRequest> requests(kRegion / kRequest);
     std::vector<TransferEntry> entries;
     for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));

@@ -180,6 +180,12 @@ class RailRecoveryTest : public FailoverFixture {
   std::unique_ptr<RailRecovery> recoveries_[2];  // the initiator's, the target's
 };
 
+// The protocol's logic, which no transport changes: over tcp only. (What
+// a transport does for a rail's return -- a fresh endpoint that carries
+// WRITEs, READs and messages, a fence under WRITEs in flight -- runs on
+// every one, above.)
+class RailRecoveryLogicTest : public RailRecoveryTest {};
+
 // Rail 1 fails under a stream of WRITEs; both ends set it up again over
 // the control connection, and the next stream uses it again. Its record:
 // down for the failure, then up.
@@ -241,7 +247,7 @@ TEST_P(RailRecoveryTest, MessagesFlowAgainOnceRail0IsBack) {
 // Only the target's end failed (a silent link under its own WRITEs would):
 // it reports the rail, the initiator leaves its end too, and both set it
 // up again.
-TEST_P(RailRecoveryTest, ARailOnlyThePeerLostIsReportedAndBroughtBack) {
+TEST_P(RailRecoveryLogicTest, ARailOnlyThePeerLostIsReportedAndBroughtBack) {
   ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
   ASSERT_NO_FATAL_FAILURE(StartBoth());
   target_striped().Leave(1, ConnectionLost("the test pulled the target's cable"));
@@ -260,7 +266,7 @@ TEST_P(RailRecoveryTest, ARailOnlyThePeerLostIsReportedAndBroughtBack) {
 // The target cannot set the rail up again (a region it announced at
 // connect is gone): the rail stays down, its record saying why, and is not
 // tried again; traffic carries on over rail 0.
-TEST_P(RailRecoveryTest, ARailThatCannotBeSetUpAgainIsLeftDownSayingWhy) {
+TEST_P(RailRecoveryLogicTest, ARailThatCannotBeSetUpAgainIsLeftDownSayingWhy) {
   ASSERT_NO_FATAL_FAILURE(
       Connect(1, {.lose_after_posts = 5, .loss = FaultyEndpoint::Loss::kRefuse}));
   ASSERT_NO_FATAL_FAILURE(StartOne(true, Quick()));
@@ -322,7 +328,7 @@ TEST_P(RailRecoveryTest, WritesInFlightOnALostRailAreDealtAgainOnlyOnceThePeerIs
 // timeout, the WRITEs are dealt again all the same, and the rail's record
 // says they went unfenced. (The rail swallowed them: nothing of theirs is
 // at the peer to land late.)
-TEST_P(RailRecoveryTest, AFenceThePeerDoesNotAnswerIsSaidAndTheWritesGoOn) {
+TEST_P(RailRecoveryLogicTest, AFenceThePeerDoesNotAnswerIsSaidAndTheWritesGoOn) {
   StripedEndpoint::Options options;
   options.slice_timeout = SliceTimeout();
   ASSERT_NO_FATAL_FAILURE(Connect(1, {.loss = FaultyEndpoint::Loss::kStall}, options));
@@ -346,7 +352,7 @@ TEST_P(RailRecoveryTest, AFenceThePeerDoesNotAnswerIsSaidAndTheWritesGoOn) {
 // connection): each attempt waits twice as long as the one before, from
 // the first wait (20 ms here) up to the most (200 ms), and the fourth
 // brings the rail back.
-TEST_P(RailRecoveryTest, ASetupThatFailsIsTriedAgainEachTimeAfterTwiceTheWait) {
+TEST_P(RailRecoveryLogicTest, ASetupThatFailsIsTriedAgainEachTimeAfterTwiceTheWait) {
   failing_set_ups_ = 3;
   ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
   ASSERT_NO_FATAL_FAILURE(StartBoth());
@@ -365,7 +371,7 @@ TEST_P(RailRecoveryTest, ASetupThatFailsIsTriedAgainEachTimeAfterTwiceTheWait) {
 // A flaky rail fails one post in nine, each time anew after it comes back:
 // every request completes whole all the same, and the rail keeps
 // returning (its record: down, up, down, up, ...).
-TEST_P(RailRecoveryTest, AFlakyRailIsBroughtBackEachTimeAndNoRequestFails) {
+TEST_P(RailRecoveryLogicTest, AFlakyRailIsBroughtBackEachTimeAndNoRequestFails) {
   const FaultyEndpoint::Faults flaky{.fail_one_in = 9};
   rewrap_ = flaky;
   ASSERT_NO_FATAL_FAILURE(Connect(1, flaky));
@@ -383,7 +389,7 @@ TEST_P(RailRecoveryTest, AFlakyRailIsBroughtBackEachTimeAndNoRequestFails) {
 
 // A slow rail (each post held 2 ms, well within the slice timeout) is no
 // failure: nothing goes down, and every byte lands.
-TEST_P(RailRecoveryTest, ASlowRailIsNoFailure) {
+TEST_P(RailRecoveryLogicTest, ASlowRailIsNoFailure) {
   StripedEndpoint::Options options;
   options.slice_timeout = SliceTimeout();
   ASSERT_NO_FATAL_FAILURE(Connect(1, {.delay = 2ms}, options));
@@ -397,7 +403,7 @@ TEST_P(RailRecoveryTest, ASlowRailIsNoFailure) {
 
 // The peer never answers (its recovery does not run): Stop ends the
 // attempt waiting for it at once, not at its timeout.
-TEST_P(RailRecoveryTest, StopEndsAnAttemptInProgressAtOnce) {
+TEST_P(RailRecoveryLogicTest, StopEndsAnAttemptInProgressAtOnce) {
   ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
   RailRecovery::Options options = Quick();
   options.attempt_timeout = 60s;
@@ -411,6 +417,8 @@ TEST_P(RailRecoveryTest, StopEndsAnAttemptInProgressAtOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, RailRecoveryTest, ::testing::ValuesIn(RailTransports()),
+                         [](const auto& test) { return test.param; });
+INSTANTIATE_TEST_SUITE_P(Tcp, RailRecoveryLogicTest, ::testing::Values(std::string("tcp")),
                          [](const auto& test) { return test.param; });
 
 }  // namespace
