@@ -297,7 +297,7 @@ std::vector<uint8_t> EncodeLatResultMessage(const LatResult& result) {
   w.U64(result.size);
   w.U64(result.iterations);
   for (double v : {result.t_min_us, result.t_max_us, result.t_typical_us, result.t_avg_us,
-                   result.t_stdev_us, result.t_stdev_exact_us, result.p99_us, result.p999_us}) {
+                   result.t_stdev_us, result.p99_us, result.p999_us}) {
     PutDouble(w, v);
   }
   return w.bytes();
@@ -312,7 +312,7 @@ Result<LatResult> DecodeLatResultMessage(std::span<const uint8_t> message) {
   XFER_RETURN_IF_ERROR(r.U64(result.size));
   XFER_RETURN_IF_ERROR(r.U64(result.iterations));
   for (double* v : {&result.t_min_us, &result.t_max_us, &result.t_typical_us, &result.t_avg_us,
-                    &result.t_stdev_us, &result.t_stdev_exact_us, &result.p99_us,
+                    &result.t_stdev_us, &result.p99_us,
                     &result.p999_us}) {
     XFER_RETURN_IF_ERROR(GetDouble(r, *v));
   }

@@ -33,6 +33,12 @@ Status CheckModes(ParseState& state) {
         "-a/--all: not possible in atomic tests (their size is fixed at 8 "
         "bytes)");
   }
+  if (DurationMode(params) && (params.report_histogram || params.report_unsorted)) {
+    return InvalidArgument(fmt::format(
+        "{}: duration mode (-D) keeps no list of samples (perftest ignores it there); give "
+        "-n instead",
+        params.report_histogram ? "-H/--report-histogrm" : "-U/--report-unsorted"));
+  }
   if (DurationMode(params) && state.Given("iters")) {
     params.notes.push_back(fmt::format(
         "-n {}: ignored in duration mode (-D); the run counts completions",

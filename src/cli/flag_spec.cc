@@ -27,6 +27,8 @@ bool InScope(Scope scope, const TestInfo& test) {
       return test.kind == bench::Kind::kLatency && test.verb == bench::Verb::kWrite;
     case Scope::kOneSided:
       return test.verb == bench::Verb::kWrite || test.verb == bench::Verb::kRead;
+    case Scope::kLatency:
+      return test.kind == bench::Kind::kLatency;
   }
   return false;
 }
@@ -55,6 +57,8 @@ std::string_view ScopeRequirement(Scope scope) {
       return "only for write_lat";
     case Scope::kOneSided:
       return "only for the one-sided tests (write_bw, read_bw, write_lat, read_lat)";
+    case Scope::kLatency:
+      return "only for latency tests (write_lat, read_lat, send_lat, atomic_lat)";
   }
   return "";
 }

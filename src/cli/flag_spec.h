@@ -27,6 +27,7 @@ enum class Scope : uint8_t {
   kOneSidedBandwidth,  // write_bw, read_bw
   kWriteLatency,       // write_lat
   kOneSided,           // write_bw, read_bw, write_lat, read_lat
+  kLatency,            // *_lat
 };
 
 // True when `test` accepts flags of `scope`.

@@ -120,7 +120,8 @@ Status ReportLatency(const Run& run, uint64_t size, const LatencyStamps& stamps)
     run.observer.OnLatencyDuration(*result);
     return Status::Ok();
   }
-  auto result = bench::ComputeLatency(size, stamps.posted_ns, rtt);
+  auto result = bench::ComputeLatency(size, stamps.posted_ns, rtt,
+                                      {run.params.report_unsorted, run.params.report_histogram});
   if (!result.ok()) return result.status();
   run.observer.OnLatency(*result);
   return Status::Ok();

@@ -57,6 +57,13 @@ void ConsoleReporter::OnBandwidth(const bench::BwResult& result) {
 void ConsoleReporter::OnLatency(const bench::LatResult& result) {
   BeginTable();
   lat_.push_back(result);
+  // perftest's -U and -H: the lists before the row, then the column
+  // header again.
+  if (!result.unsorted_us.empty() || !result.sorted_us.empty()) {
+    if (!result.unsorted_us.empty()) Print(LatSampleLines(result.unsorted_us));
+    if (!result.sorted_us.empty()) Print(LatSampleLines(result.sorted_us));
+    Print(ResultLine() + LatColumnHeader());
+  }
   Print(LatRow(result));
 }
 

@@ -60,6 +60,7 @@ json LatUnitsObject(bool duration_mode) {
                           "percentile_99", "percentile_99.9"}) {
     units[key] = "us";
   }
+  units["distribution"] = "us (min, max, percentiles); ns (buckets_ns)";
   return units;
 }
 
@@ -220,6 +221,18 @@ json BwJsonReport(const TestInfo& info, std::span<const bench::BwResult> results
   return document;
 }
 
+// {"samples", "dropped", "min", "max", "percentiles": {"25": us, ...},
+// "buckets_ns": [[from, to, count], ...]}.
+json DistributionJson(const bench::LatDistribution& d) {
+  json percentiles = json::object();
+  for (const auto& [p, us] : d.percentiles) percentiles[fmt::format("{:g}", p)] = us;
+  json buckets = json::array();
+  for (const bench::LatBucket& b : d.buckets) buckets.push_back({b.from_ns, b.to_ns, b.count});
+  return json{{"samples", d.samples},       {"dropped", d.dropped},
+              {"min", d.min_us},            {"max", d.max_us},
+              {"percentiles", percentiles}, {"buckets_ns", buckets}};
+}
+
 json LatJsonReport(const TestInfo& info,
                    std::span<const bench::LatResult> results) {
   json rows = json::array();
@@ -230,9 +243,11 @@ json LatJsonReport(const TestInfo& info,
                     {"t_max", r.t_max_us},
                     {"t_typical", r.t_typical_us},
                     {"t_avg", r.t_avg_us},
-                    {"t_stdev", r.t_stdev_exact_us},
+                    {"t_stdev", r.t_stdev_us},
                     {"percentile_99", r.p99_us},
                     {"percentile_99.9", r.p999_us}});
+    // The side that took the samples has their distribution.
+    if (r.distribution.samples != 0) rows.back()["distribution"] = DistributionJson(r.distribution);
   }
   return json{{"test_info", JsonTestInfo(info)}, {"results", std::move(rows)}};
 }

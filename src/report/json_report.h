@@ -23,9 +23,11 @@
 // perftest's 0.00). A run that measured nothing has "results": [] and its
 // "outcome" says why. Latency: t_min, t_max, t_typical,
 // t_avg, t_stdev, percentile_99, percentile_99.9 [us], t_stdev being the
-// exact population standard deviation (LatResult::t_stdev_exact_us; the
-// table prints perftest's, from deviations truncated to whole
-// microseconds). Every value is the full double. Duration latency:
+// population standard deviation in floating point (the table's too), and,
+// on the side that took the samples, "distribution": the kept samples'
+// count, the dropped ones', min, max, the percentile ladder (25 ...
+// 99.999, nearest rank) [us] and log-linear buckets [[from_ns, to_ns,
+// count]] (latency_distribution.h). Every value is the full double. Duration latency:
 // t_avg [us], tps_average [1/s]. TX_depth appears only where the header
 // prints it, CQ_Moderation only for BW, RX_depth only for the SEND receiver.
 //

@@ -229,6 +229,14 @@ std::string LatColumnHeader() {
          "99.9% percentile[usec] \n";
 }
 
+std::string LatSampleLines(std::span<const double> samples_us) {
+  std::string out = "#, usec\n";
+  for (size_t i = 0; i < samples_us.size(); ++i) {
+    out += fmt::format("{}, {:g}\n", i + 1, samples_us[i]);
+  }
+  return out;
+}
+
 std::string LatRow(const bench::LatResult& r) {
   // REPORT_FMT_LAT
   return fmt::format(

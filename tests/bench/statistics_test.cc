@@ -246,7 +246,7 @@ std::vector<uint64_t> StampsFromDeltas(const std::vector<uint64_t>& deltas) {
   return stamps;
 }
 
-TEST(ComputeLatency, DropsTwoLargestOddMedianAndStdevQuirk) {
+TEST(ComputeLatency, DropsTwoLargestOddMedianAndAFloatingPointStdev) {
   // Sorted: 1000 2000 3000 4000 5000 | 9000 50000 (the 2 dropped); M' = 5.
   const auto stamps =
       StampsFromDeltas({3000, 1000, 9000, 2000, 5000, 50000, 4000});
@@ -259,23 +259,39 @@ TEST(ComputeLatency, DropsTwoLargestOddMedianAndStdevQuirk) {
   EXPECT_DOUBLE_EQ(r->t_max_us, 4.5);      // d[M'], the 2nd largest
   EXPECT_DOUBLE_EQ(r->t_typical_us, 1.5);  // odd M': d[M'/2]
   EXPECT_DOUBLE_EQ(r->t_avg_us, 1.5);      // mean of 0.5 .. 2.5
-  // Deviations 1.0 0.5 0 -0.5 -1.0 truncate to 1 0 0 0 -1: sqrt(2/5).
-  EXPECT_DOUBLE_EQ(r->t_stdev_us, std::sqrt(2.0 / 5.0));
+  // Deviations 1.0 0.5 0 -0.5 -1.0: sqrt((1 + 0.25 + 0 + 0.25 + 1) / 5).
+  // (perftest truncates each to an int first: sqrt(2/5).)
+  EXPECT_DOUBLE_EQ(r->t_stdev_us, std::sqrt(2.5 / 5.0));
   // ceil(0.99 * 5) = ceil(0.999 * 5) = 5: both land on d[5].
   EXPECT_DOUBLE_EQ(r->p99_us, 4.5);
   EXPECT_DOUBLE_EQ(r->p999_us, 4.5);
-  // Without the truncation: sqrt((1 + 0.25 + 0 + 0.25 + 1) / 5).
-  EXPECT_DOUBLE_EQ(r->t_stdev_exact_us, std::sqrt(2.5 / 5.0));
+  // The kept five, one-way, in the distribution; no lists unless asked.
+  EXPECT_EQ(r->distribution.samples, 5u);
+  EXPECT_EQ(r->distribution.dropped, 2u);
+  EXPECT_DOUBLE_EQ(r->distribution.min_us, 0.5);
+  EXPECT_DOUBLE_EQ(r->distribution.max_us, 2.5);
+  EXPECT_TRUE(r->unsorted_us.empty());
+  EXPECT_TRUE(r->sorted_us.empty());
 }
 
-TEST(ComputeLatency, SubMicrosecondJitterReportsZeroStdevOnlyInPerftestsStdev) {
+// Sub-microsecond jitter has a standard deviation (perftest's reads 0.00).
+TEST(ComputeLatency, SubMicrosecondJitterHasAStdev) {
   const auto stamps =
       StampsFromDeltas({1000, 1400, 1800, 1200, 1600, 9000, 9000});
   Result<LatResult> r = ComputeLatency(2, stamps, 1);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->t_stdev_us, 0.0);
   // Deviations 0.4 0.2 0 -0.2 -0.4 us: sqrt(0.4 / 5).
-  EXPECT_NEAR(r->t_stdev_exact_us, std::sqrt(0.4 / 5.0), 1e-12);
+  EXPECT_NEAR(r->t_stdev_us, std::sqrt(0.4 / 5.0), 1e-12);
+}
+
+// -U: every sample in the order taken, the two largest included; -H: the
+// kept ones, ascending. Both one-way, in us.
+TEST(ComputeLatency, TheListsAreThoseMinusUAndMinusHPrint) {
+  const auto stamps = StampsFromDeltas({3000, 1000, 9000, 2000, 5000, 50000, 4000});
+  Result<LatResult> r = ComputeLatency(64, stamps, 2, {.unsorted = true, .sorted = true});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->unsorted_us, (std::vector<double>{1.5, 0.5, 4.5, 1.0, 2.5, 25.0, 2.0}));
+  EXPECT_EQ(r->sorted_us, (std::vector<double>{0.5, 1.0, 1.5, 2.0, 2.5}));
 }
 
 TEST(ComputeLatency, EvenMedianIsIntegerMeanOfMiddlePair) {

@@ -140,6 +140,21 @@ TEST(FlagsTest, SetsEveryOtherImplementedField) {
   EXPECT_EQ(p.tx_depth, 64u);
 }
 
+// perftest's -H and -U (its long -H is misspelled "histogrm"; the help's
+// spelling is taken too), on every latency test.
+TEST(FlagsTest, HistogramFlagsAskForTheSampleLists) {
+  // (atomic_lat takes them too, on a host with verbs: verbs_flags_test.cc.)
+  for (const char* test : {"write_lat", "read_lat", "send_lat"}) {
+    const bench::BenchParams p = ParseRun(std::string(test) + " -H -U h");
+    EXPECT_TRUE(p.report_histogram) << test;
+    EXPECT_TRUE(p.report_unsorted) << test;
+  }
+  EXPECT_TRUE(ParseRun("write_lat --report-histogrm h").report_histogram);
+  EXPECT_TRUE(ParseRun("write_lat --report-histogram h").report_histogram);
+  EXPECT_TRUE(ParseRun("write_lat --report-unsorted h").report_unsorted);
+  EXPECT_FALSE(ParseRun("write_lat h").report_histogram);
+}
+
 TEST(FlagsTest, TinyTimeoutRoundsUpToOneMillisecond) {
   EXPECT_EQ(ParseRun("write_bw --timeout 0.0001 h").timeout,
             std::chrono::milliseconds(1));
@@ -246,6 +261,11 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"foo_bw", "a test (write_bw, "},
         ErrorCase{"foo_bw", "or one of devices, matrix, doctor, report, compare"},
         ErrorCase{"write_bw --bogus", "unknown option '--bogus'"},
+        ErrorCase{"write_bw -H h", "-H/--report-histogrm: only for latency tests"},
+        ErrorCase{"send_bw -U h", "only for latency tests"},
+        ErrorCase{"write_lat -H -D 4 h",
+                  "-H/--report-histogrm: duration mode (-D) keeps no list of samples"},
+        ErrorCase{"read_lat -U -D 4 h", "-U/--report-unsorted: duration mode (-D)"},
         ErrorCase{"write_bw -Z", "unknown option '-Z'"},
         ErrorCase{"write_bw -s abc", "-s/--size: 'abc' is not a number"},
         ErrorCase{"write_bw -s 0", "-s/--size: 0 is out of range"},

@@ -885,6 +885,60 @@ TEST(CliE2e, WriteLatWithNotifyTimesThePeersNotificationAndSaysSo) {
   EXPECT_EQ(plain.out.find("Completion"), std::string::npos) << plain.out;
 }
 
+// -U and -H as perftest prints them, on each transport: every one of the
+// 19 samples of 20 stamps in the order taken, then the 17 kept (the 2
+// largest dropped) ascending, then the column header again and the row;
+// --json records the kept ones' distribution.
+TEST(CliE2e, LatencyHistogramsArePrintedAsPerftestPrintsThem) {
+  for (const std::string transport : {"shm", "tcp"}) {
+    const std::string json = ::testing::TempDir() + "/histogram-" + transport + ".json";
+    const ProcessResult run = RunXfer({"write_lat", "--loopback", "--transport", transport, "-s",
+                                       "8", "-n", "20", "-U", "-H", "--json", json},
+                                      60s);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::string header = " #bytes #iterations    t_min[usec]";
+    const size_t first = run.out.find("#, usec\n");
+    ASSERT_NE(first, std::string::npos) << run.out;
+    const size_t second = run.out.find("#, usec\n", first + 1);
+    ASSERT_NE(second, std::string::npos) << run.out;
+    auto values = [&](size_t from, size_t to) {
+      std::vector<double> out;
+      std::istringstream lines(run.out.substr(from, to - from));
+      std::string line;
+      std::getline(lines, line);  // "#, usec"
+      for (int i = 1; std::getline(lines, line); ++i) {
+        EXPECT_EQ(line.rfind(std::to_string(i) + ", ", 0), 0u) << line;
+        out.push_back(std::stod(line.substr(line.find(", ") + 2)));
+      }
+      return out;
+    };
+    const size_t again = run.out.find("-----\n" + header, second);
+    ASSERT_NE(again, std::string::npos) << run.out;
+    const std::vector<double> unsorted = values(first, second);
+    const std::vector<double> sorted = values(second, run.out.rfind('\n', again) + 1);
+    EXPECT_EQ(unsorted.size(), 19u);
+    ASSERT_EQ(sorted.size(), 17u);
+    EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
+    // The kept ones are the unsorted ones less the two largest.
+    std::vector<double> expected = unsorted;
+    std::sort(expected.begin(), expected.end());
+    expected.resize(17);
+    for (size_t i = 0; i < 17; ++i) EXPECT_NEAR(sorted[i], expected[i], 1e-3 * expected[i]);
+    EXPECT_EQ(Rows(run.out).size(), 1u) << run.out;
+    const nlohmann::json document = ParseFileOrNull(json);
+    ASSERT_TRUE(document.is_object()) << json;
+    const nlohmann::json& d = document["results"][0]["distribution"];
+    EXPECT_EQ(d["samples"], 17);
+    EXPECT_EQ(d["dropped"], 2);
+    EXPECT_NEAR(d["min"].get<double>(), sorted.front(), 1e-3 * sorted.front());
+    EXPECT_NEAR(d["max"].get<double>(), sorted.back(), 1e-3 * sorted.back());
+    uint64_t counted = 0;
+    for (const auto& bucket : d["buckets_ns"]) counted += bucket[2].get<uint64_t>();
+    EXPECT_EQ(counted, 17u);
+    std::remove(json.c_str());
+  }
+}
+
 TEST(CliE2e, PreparedListsMoveTheSameMessagesAndSaySo) {
   for (const std::string transport : {"shm", "tcp"}) {
     for (const std::string test : {"write_bw", "read_bw"}) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/model/latency_distribution.h"
 #include "bench/model/statistics.h"
 #include "report/perftest_table.h"
 
@@ -150,7 +151,7 @@ TEST(JsonReport, LatencyDocuments) {
   info.transport = "tcp";
   info.rx_depth = 512;
   const std::vector<bench::LatResult> rows = {
-      {2, 1000, 1.0, 9.0, 2.0, 2.5, 1.0, 1.25, 8.0, 9.0}};
+      {2, 1000, 1.0, 9.0, 2.0, 2.5, 1.25, 8.0, 9.0, {}, {}, {}}};
   const json doc = LatJsonReport(info, rows);
   EXPECT_EQ(doc["test_info"]["test"], "Send_Latency_Test");
   EXPECT_FALSE(doc["test_info"].contains("CQ_Moderation"));
@@ -158,9 +159,24 @@ TEST(JsonReport, LatencyDocuments) {
   EXPECT_EQ(doc["test_info"]["RX_depth"], 512);
   EXPECT_EQ(doc["test_info"]["units"]["percentile_99.9"], "us");
   EXPECT_EQ(doc["results"][0]["t_typical"], 2.0);
-  EXPECT_EQ(doc["results"][0]["t_stdev"], 1.25);  // the exact one
+  EXPECT_EQ(doc["results"][0]["t_stdev"], 1.25);
   EXPECT_EQ(doc["results"][0]["percentile_99"], 8.0);
   EXPECT_EQ(doc["results"][0]["percentile_99.9"], 9.0);
+  // A row received from the peer (read_lat's server) has no distribution.
+  EXPECT_FALSE(doc["results"][0].contains("distribution"));
+  // The side that took the samples records their distribution.
+  std::vector<bench::LatResult> sampled = rows;
+  const std::vector<uint64_t> kept = {1000, 1000, 2000, 8000};
+  sampled[0].distribution = bench::DescribeLatency(kept, 2);
+  const json with = LatJsonReport(info, sampled)["results"][0]["distribution"];
+  EXPECT_EQ(with["samples"], 4);
+  EXPECT_EQ(with["dropped"], 2);
+  EXPECT_EQ(with["min"], 1.0);
+  EXPECT_EQ(with["max"], 8.0);
+  EXPECT_EQ(with["percentiles"]["50"], 1.0);
+  EXPECT_EQ(with["percentiles"]["75"], 2.0);
+  EXPECT_EQ(with["percentiles"]["99.999"], 8.0);
+  EXPECT_EQ(with["buckets_ns"], json::parse("[[992,1024,2],[1984,2048,1],[7936,8192,1]]"));
 
   info.duration_s = 10;
   const std::vector<bench::LatDurationResult> dur = {

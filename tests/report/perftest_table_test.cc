@@ -204,10 +204,10 @@ TEST(PerftestTable, BwRowMatchesPrintfOnRandomValues) {
 
 std::vector<LatResult> LatRows() {  // mirrors LAT_ROWS in make_golden.py
   return {
-      {2, 1000, 6.64, 725.77, 7.92, 10.23, 24.62, 24.9, 25.91, 725.77},
-      // The table prints perftest's truncated stdev, not the exact one.
-      {4, 1000, 1.05, 3.2, 1.1, 1.125, 0.0, 0.41, 1.5, 3.2},
-      {8388608, 1000, 712.345, 1024.5, 800.125, 801.0, 12.0, 12.3, 1000.0, 1024.5}};
+      {2, 1000, 6.64, 725.77, 7.92, 10.23, 24.62, 25.91, 725.77, {}, {}, {}},
+      // Sub-microsecond jitter: a floating-point stdev (perftest's reads 0.00).
+      {4, 1000, 1.05, 3.2, 1.1, 1.125, 0.41, 1.5, 3.2, {}, {}, {}},
+      {8388608, 1000, 712.345, 1024.5, 800.125, 801.0, 12.0, 1000.0, 1024.5, {}, {}, {}}};
 }
 
 TEST(PerftestTable, LatencyGolden) {
@@ -235,6 +235,21 @@ TEST(PerftestTable, LatencyRowMatchesPrintfAndRealOutput) {
   EXPECT_EQ(LatRow(LatRows()[0]),
             " 2       1000          6.64           725.77       7.92     \t"
             "       10.23       \t24.62  \t\t25.91   \t\t725.77 \n");
+}
+
+// -H and -U as print_report_lat prints them: "#, usec", then "%d, %g" per
+// sample, 1-based.
+TEST(PerftestTable, SampleListsArePerftestsLines) {
+  const std::vector<double> samples = {0.5, 1.0, 1.25, 1234567.0, 0.0001234};
+  std::string expected = "#, usec\n";
+  for (size_t i = 0; i < samples.size(); ++i) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%d, %g\n", static_cast<int>(i + 1), samples[i]);
+    expected += line;
+  }
+  EXPECT_EQ(LatSampleLines(samples), expected);
+  EXPECT_EQ(LatSampleLines(samples),
+            "#, usec\n1, 0.5\n2, 1\n3, 1.25\n4, 1.23457e+06\n5, 0.0001234\n");
 }
 
 TEST(PerftestTable, LatencyDurationGoldenAndRealOutput) {

@@ -97,6 +97,8 @@ struct BenchParams {
   uint32_t rails = 0;           // --rails N: ConnectOptions::rails (0 = auto)
   std::vector<std::string> rail_ends;  // --rails a,b: ConnectOptions::rail_ends
   uint32_t timeline_ms = 0;     // --timeline: each rail's bytes per interval; 0 = off
+  bool report_histogram = false;  // -H: a latency size's kept samples, sorted, before its row
+  bool report_unsorted = false;   // -U: all its samples, in the order taken
   uint32_t tx_depth = 128;      // -t: outstanding requests per stream (LAT: 1)
   uint32_t cq_mod = 100;        // -Q: requests per completion batch
   bool cq_mod_given = false;    // -Q was on the command line (the coupling

@@ -6,6 +6,8 @@
 #define XFER_BENCH_MODEL_RESULTS_H_
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace xfer::bench {
 
@@ -19,6 +21,25 @@ struct BwResult {
   double msg_rate_mpps = 0;     // N / T, in 10^6 messages per second
 };
 
+// A bucket of a latency distribution: `count` samples in [from_ns, to_ns).
+struct LatBucket {
+  uint64_t from_ns = 0;
+  uint64_t to_ns = 0;
+  uint64_t count = 0;
+};
+
+// The shape of one size's kept latency samples, beyond perftest's row
+// (latency_distribution.h): what --json records.
+struct LatDistribution {
+  uint64_t samples = 0;  // kept
+  uint64_t dropped = 0;  // the largest, left out as perftest leaves them out
+  double min_us = 0;     // the smallest and the largest kept
+  double max_us = 0;
+  // (percentile, us), kLatencyLadder's, nearest rank over the kept samples.
+  std::vector<std::pair<double, double>> percentiles;
+  std::vector<LatBucket> buckets;  // log-linear, the non-empty ones, ascending
+};
+
 // One row of an iteration-mode latency table (perftest's print_report_lat).
 // Every time is one-way (RTT / 2) for WRITE and SEND, a full round trip for
 // READ, in microseconds.
@@ -29,10 +50,18 @@ struct LatResult {
   double t_max_us = 0;      // the 2nd-largest sample, as perftest prints it
   double t_typical_us = 0;  // the median
   double t_avg_us = 0;
-  double t_stdev_us = 0;        // perftest's, from truncated deviations (the table's)
-  double t_stdev_exact_us = 0;  // the population standard deviation (--json's)
+  // The population standard deviation, in floating point. (perftest
+  // truncates each deviation to an integer, so it prints 0 for sub-us
+  // jitter: a bug not copied.)
+  double t_stdev_us = 0;
   double p99_us = 0;
   double p999_us = 0;
+  // The side that took the samples: their distribution, and, for -U and -H,
+  // every sample in the order taken and the kept ones ascending (us). Not
+  // sent to the peer.
+  LatDistribution distribution;
+  std::vector<double> unsorted_us;
+  std::vector<double> sorted_us;
 };
 
 // One row of a duration-mode latency table (print_report_lat_duration):

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "bench/model/latency_distribution.h"
+
 namespace xfer::bench {
 namespace {
 
@@ -104,24 +106,13 @@ uint64_t Median(const std::vector<uint64_t>& sorted, size_t n) {
   return sorted[n / 2];
 }
 
-// Which standard deviation Stdev computes (ComputeLatency's two).
-enum class StdevMode { kPerftestTruncated, kExact };
-
-double Stdev(const std::vector<uint64_t>& sorted, size_t n, double quotient,
-             double average, StdevMode mode) {
-  // |deviation| <= 3e9 keeps its square inside int64_t.
-  constexpr double kMaxDeviation = 3e9;
+// The population standard deviation of the first n samples, in floating
+// point (perftest truncates each deviation to an int: not copied).
+double Stdev(const std::vector<uint64_t>& sorted, size_t n, double quotient, double average) {
   double sum = 0;
   for (size_t i = 0; i < n; ++i) {
-    const double deviation =
-        average - static_cast<double>(sorted[i]) / quotient;
-    if (mode == StdevMode::kExact) {
-      sum += deviation * deviation;
-      continue;
-    }
-    const auto truncated = static_cast<int64_t>(
-        std::clamp(std::trunc(deviation), -kMaxDeviation, kMaxDeviation));
-    sum += static_cast<double>(truncated * truncated);
+    const double deviation = average - static_cast<double>(sorted[i]) / quotient;
+    sum += deviation * deviation;
   }
   return std::sqrt(sum / static_cast<double>(n));
 }
@@ -269,7 +260,7 @@ int RttFactor(Verb verb) {
 
 Result<LatResult> ComputeLatency(uint64_t size,
                                  std::span<const uint64_t> posted_ns,
-                                 int rtt_factor) {
+                                 int rtt_factor, LatencyLists lists) {
   if (posted_ns.size() < kMinLatencyStamps) {
     return InvalidArgument(
         fmt::format("latency: {} timestamps, need at least {}",
@@ -294,11 +285,23 @@ Result<LatResult> ComputeLatency(uint64_t size,
   result.t_max_us = us(d[kept]);
   result.t_typical_us = us(Median(d, kept));
   result.t_avg_us = sum / static_cast<double>(kept);
-  result.t_stdev_us =
-      Stdev(d, kept, quotient, result.t_avg_us, StdevMode::kPerftestTruncated);
-  result.t_stdev_exact_us = Stdev(d, kept, quotient, result.t_avg_us, StdevMode::kExact);
+  result.t_stdev_us = Stdev(d, kept, quotient, result.t_avg_us);
   result.p99_us = us(d[PercentileIndex(kept, 0.99)]);
   result.p999_us = us(d[PercentileIndex(kept, 0.999)]);
+  // The distribution of the kept samples in the reported unit (ns).
+  std::vector<uint64_t> reported(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(kept));
+  for (uint64_t& ns : reported) ns /= static_cast<uint64_t>(rtt_factor);
+  result.distribution = DescribeLatency(reported, kLatencyTail);
+  if (lists.unsorted) {
+    result.unsorted_us.reserve(posted_ns.size() - 1);
+    for (size_t i = 0; i + 1 < posted_ns.size(); ++i) {
+      result.unsorted_us.push_back(us(posted_ns[i + 1] - posted_ns[i]));
+    }
+  }
+  if (lists.sorted) {
+    result.sorted_us.reserve(kept);
+    for (size_t i = 0; i < kept; ++i) result.sorted_us.push_back(us(d[i]));
+  }
   return result;
 }
 

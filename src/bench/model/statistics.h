@@ -92,19 +92,22 @@ int RttFactor(Verb verb);
 //   d[0..M') with perftest's odd/even rule in integer ns, t_avg = mean of
 //   d[0..M'), 99% = d[ceil(0.99*M')], 99.9% = d[ceil(0.999*M')],
 // each divided by 1000*rtt_factor to give microseconds. iterations = iters.
-// Two standard deviations of d[0..M') in microseconds:
-//   t_stdev_us, perftest's (4.5+): each deviation (t_avg - sample) is
-//     truncated toward zero to an integer before it is squared, so jitter
-//     below 1 us reports as 0.00 and the result is biased low. Kept for the
-//     table, so that xfer's numbers line up with ib_*_lat. (perftest
-//     truncates to a 32-bit int, which overflows past ~46 ms of deviation;
-//     we use 64 bits.)
-//   t_stdev_exact_us, the population standard deviation, for --json.
+// t_stdev_us is the population standard deviation of d[0..M') in floating
+// point (perftest truncates each deviation to an int before squaring it, so
+// its stdev reads 0.00 for sub-microsecond jitter: a bug, not copied).
+// `distribution` describes d[0..M') (latency_distribution.h); with
+// `lists`, unsorted_us holds all M samples in the order taken (-U) and
+// sorted_us the kept M' ascending (-H).
 // Errors: InvalidArgument when fewer than kMinLatencyStamps stamps are given,
 // rtt_factor is not 1 or 2, or a stamp is earlier than the one before it.
+// Which sample lists ComputeLatency copies out (perftest's -U and -H).
+struct LatencyLists {
+  bool unsorted = false;
+  bool sorted = false;
+};
 Result<LatResult> ComputeLatency(uint64_t size,
                                  std::span<const uint64_t> posted_ns,
-                                 int rtt_factor);
+                                 int rtt_factor, LatencyLists lists = {});
 
 // Duration-mode latency (print_report_lat_duration): only the sample window
 // length (a DurationTimeline's scheduled sample_ns) and the number of
