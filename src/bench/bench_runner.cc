@@ -71,8 +71,10 @@ Status ReportLatency(const SizeStep& step, const LatencySamples& samples, bool s
     step.observer.OnLatencyDuration(*result);
     return send_to_peer ? step.session.oob->SendLatDurationResult(*result) : Status::Ok();
   }
-  auto result = ComputeLatency(step.size, samples.stamps, rtt,
-                               {step.params.report_unsorted, step.params.report_histogram});
+  auto result = ComputeLatency(
+      step.size, samples.stamps, rtt,
+      {step.params.report_unsorted, step.params.report_histogram,
+       step.params.report_cycles ? samples.ticks_per_ns : 0});
   if (!result.ok()) return result.status();
   step.observer.OnLatency(*result);
   return send_to_peer ? step.session.oob->SendLatResult(*result) : Status::Ok();

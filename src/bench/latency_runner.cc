@@ -62,6 +62,7 @@ class LatencyPacer {
     } else {
       calibration_.End();
       calibration_.ToNs(samples_.stamps);
+      samples_.ticks_per_ns = calibration_.TicksPerNs();
     }
     return std::move(samples_);
   }

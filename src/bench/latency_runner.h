@@ -49,7 +49,8 @@ struct LatencyConfig {
 };
 
 struct LatencySamples {
-  std::vector<uint64_t> stamps;  // iteration mode: one per message started
+  std::vector<uint64_t> stamps;  // iteration mode: one per message started (ns)
+  double ticks_per_ns = 1;       //   and the cycle counter's rate over them (-C)
   uint64_t window_count = 0;     // duration mode: exchanges in the window
   uint64_t window_ns = 0;        //   and its scheduled length, D - 2*margin
 };

@@ -197,8 +197,6 @@ constexpr FlagSpec kCompatFlags[] = {
      SetVerbsInteger<&bench::VerbsParams::traffic_class, 0, 255>},
 
     // perftest flags xfer does not implement yet.
-    {'C', "report-cycles", "", S::kAll, G::kUnsupported,
-     "Report times in cpu cycle units", nullptr, RejectUnsupported},
     {'e', "events", "", S::kAll, G::kUnsupported, "Sleep on CQ events", nullptr,
      RejectUnsupported},
     {'g', "mcg", "", S::kAll, G::kUnsupported, "Send to a multicast group",

@@ -33,11 +33,14 @@ Status CheckModes(ParseState& state) {
         "-a/--all: not possible in atomic tests (their size is fixed at 8 "
         "bytes)");
   }
-  if (DurationMode(params) && (params.report_histogram || params.report_unsorted)) {
+  if (DurationMode(params) &&
+      (params.report_histogram || params.report_unsorted || params.report_cycles)) {
     return InvalidArgument(fmt::format(
-        "{}: duration mode (-D) keeps no list of samples (perftest ignores it there); give "
+        "{}: duration mode (-D) keeps no samples to report (perftest ignores it there); give "
         "-n instead",
-        params.report_histogram ? "-H/--report-histogrm" : "-U/--report-unsorted"));
+        params.report_histogram  ? "-H/--report-histogrm"
+        : params.report_unsorted ? "-U/--report-unsorted"
+                                 : "-C/--report-cycles"));
   }
   if (DurationMode(params) && state.Given("iters")) {
     params.notes.push_back(fmt::format(

@@ -79,6 +79,7 @@ class PingPongClock {
       stamps_.window_ns = timeline_->sample_ns();
     } else {
       calibration_.ToNs(stamps_.posted_ns);
+      stamps_.ticks_per_ns = calibration_.TicksPerNs();
     }
     return std::move(stamps_);
   }

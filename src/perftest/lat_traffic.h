@@ -18,6 +18,7 @@ namespace xfer::perftest {
 // the exchanges counted inside the duration window and its length.
 struct LatencyStamps {
   std::vector<uint64_t> posted_ns;
+  double ticks_per_ns = 1;  // the cycle counter's rate over them (-C)
   uint64_t window_count = 0;
   uint64_t window_ns = 0;
 };

@@ -120,8 +120,10 @@ Status ReportLatency(const Run& run, uint64_t size, const LatencyStamps& stamps)
     run.observer.OnLatencyDuration(*result);
     return Status::Ok();
   }
-  auto result = bench::ComputeLatency(size, stamps.posted_ns, rtt,
-                                      {run.params.report_unsorted, run.params.report_histogram});
+  auto result = bench::ComputeLatency(
+      size, stamps.posted_ns, rtt,
+      {run.params.report_unsorted, run.params.report_histogram,
+       run.params.report_cycles ? stamps.ticks_per_ns : 0});
   if (!result.ok()) return result.status();
   run.observer.OnLatency(*result);
   return Status::Ok();

@@ -60,8 +60,9 @@ void ConsoleReporter::OnLatency(const bench::LatResult& result) {
   // perftest's -U and -H: the lists before the row, then the column
   // header again.
   if (!result.unsorted_us.empty() || !result.sorted_us.empty()) {
-    if (!result.unsorted_us.empty()) Print(LatSampleLines(result.unsorted_us));
-    if (!result.sorted_us.empty()) Print(LatSampleLines(result.sorted_us));
+    const char* units = params_.report_cycles ? "cycles" : "usec";
+    if (!result.unsorted_us.empty()) Print(LatSampleLines(result.unsorted_us, units));
+    if (!result.sorted_us.empty()) Print(LatSampleLines(result.sorted_us, units));
     Print(ResultLine() + LatColumnHeader());
   }
   Print(LatRow(result));

@@ -50,7 +50,7 @@ json BwUnitsObject(bench::BwUnits units) {
               {"efficiency", "BW_average_bytes_per_sec / ceiling, a fraction (1 = the ceiling)"}};
 }
 
-json LatUnitsObject(bool duration_mode) {
+json LatUnitsObject(bool duration_mode, bool cycles) {
   if (duration_mode) {
     return json{
         {"MsgSize", "bytes"}, {"t_avg", "us"}, {"tps_average", "exchanges/s"}};
@@ -58,7 +58,7 @@ json LatUnitsObject(bool duration_mode) {
   json units{{"MsgSize", "bytes"}};
   for (const char* key : {"t_min", "t_max", "t_typical", "t_avg", "t_stdev",
                           "percentile_99", "percentile_99.9"}) {
-    units[key] = "us";
+    units[key] = cycles ? "cycles (-C)" : "us";
   }
   units["distribution"] = "us (min, max, percentiles); ns (buckets_ns)";
   return units;
@@ -168,7 +168,7 @@ json JsonTestInfo(const TestInfo& info) {
   out["mode"] = info.duration_s > 0 ? "duration" : "iterations";
   out["duration_s"] = info.duration_s;
   out["units"] =
-      bw ? BwUnitsObject(info.units) : LatUnitsObject(info.duration_s > 0);
+      bw ? BwUnitsObject(info.units) : LatUnitsObject(info.duration_s > 0, info.report_cycles);
   return out;
 }
 

@@ -229,10 +229,10 @@ std::string LatColumnHeader() {
          "99.9% percentile[usec] \n";
 }
 
-std::string LatSampleLines(std::span<const double> samples_us) {
-  std::string out = "#, usec\n";
-  for (size_t i = 0; i < samples_us.size(); ++i) {
-    out += fmt::format("{}, {:g}\n", i + 1, samples_us[i]);
+std::string LatSampleLines(std::span<const double> samples, std::string_view units) {
+  std::string out = fmt::format("#, {}\n", units);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    out += fmt::format("{}, {:g}\n", i + 1, samples[i]);
   }
   return out;
 }

@@ -110,9 +110,9 @@ std::string BwTable(std::span<const bench::BwResult> results,
 // RESULT_FMT_LAT (with its trailing space) and a newline.
 std::string LatColumnHeader();
 
-// perftest's -H/-U list (print_report_lat): "#, usec", then "i, value" per
-// sample, 1-based, value as printf's %g.
-std::string LatSampleLines(std::span<const double> samples_us);
+// perftest's -H/-U list (print_report_lat): "#, usec" ("#, cycles" with
+// -C), then "i, value" per sample, 1-based, value as printf's %g.
+std::string LatSampleLines(std::span<const double> samples, std::string_view units = "usec");
 
 // One REPORT_FMT_LAT row; iterations is printed as perftest's iters.
 std::string LatRow(const bench::LatResult& result);

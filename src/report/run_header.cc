@@ -26,6 +26,7 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.units = params.units;
   info.bidirectional = params.bidirectional;
   info.duration_s = params.duration_s;
+  info.report_cycles = params.report_cycles;
   info.atomic_type = params.verbs.atomic_type;
   info.verbs = run.verbs;
   info.rails = run.rails;

@@ -25,6 +25,7 @@ struct TestInfo {
   bool staged = false;  // the local buffers bounced through staging memory
   bool notify = false;  // write_lat --notify: timed to the peer's notification
   bool prepared = false;  // --prepared: posted through prepared transfer lists
+  bool report_cycles = false;  // -C: latency figures in counter cycles, not us
   std::optional<bench::RegistrationTiming> registration;  // RunInfo's
   uint32_t qps = 1;
   uint32_t tx_depth = 0;  // effective (EffectiveSettings::tx_depth)

@@ -42,7 +42,7 @@ TEST(LatencyDistribution, NearestRankLadderAndBucketsThatRedrawTheSamples) {
   EXPECT_EQ(NearestRank(sorted, 99.999), 1'000'000u);
   EXPECT_EQ(NearestRank(sorted, 0.001), 1'000u);
 
-  const LatDistribution d = DescribeLatency(sorted, 2);
+  const LatDistribution d = DescribeLatency(sorted, 1, 2);
   EXPECT_EQ(d.samples, 1000u);
   EXPECT_EQ(d.dropped, 2u);
   EXPECT_DOUBLE_EQ(d.min_us, 1);
@@ -70,11 +70,15 @@ TEST(LatencyDistribution, NearestRankLadderAndBucketsThatRedrawTheSamples) {
 }
 
 TEST(LatencyDistribution, OneSampleIsEveryPercentile) {
-  const std::vector<uint64_t> one = {700};
-  const LatDistribution d = DescribeLatency(one, 2);
-  for (const auto& [p, us] : d.percentiles) EXPECT_DOUBLE_EQ(us, 0.7) << p;
+  const std::vector<uint64_t> one = {701};
+  const LatDistribution d = DescribeLatency(one, 2, 2);  // one way: half of 701 ns
+  for (const auto& [p, us] : d.percentiles) EXPECT_DOUBLE_EQ(us, 0.3505) << p;
+  EXPECT_DOUBLE_EQ(d.min_us, 0.3505);
   ASSERT_EQ(d.buckets.size(), 1u);
   EXPECT_EQ(d.buckets[0].count, 1u);
+  // 350 ns (the ns below 350.5) lies in [336, 352): 16 ns wide above 256.
+  EXPECT_EQ(d.buckets[0].from_ns, 336u);
+  EXPECT_EQ(d.buckets[0].to_ns, 352u);
 }
 
 }  // namespace

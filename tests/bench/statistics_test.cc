@@ -284,6 +284,18 @@ TEST(ComputeLatency, SubMicrosecondJitterHasAStdev) {
   EXPECT_NEAR(r->t_stdev_us, std::sqrt(0.4 / 5.0), 1e-12);
 }
 
+// -C: the row and the lists in counter cycles (2 per ns here); the
+// distribution stays in us and ns.
+TEST(ComputeLatency, CyclesAreTheCountersUnitsForTheRowAndTheLists) {
+  const auto stamps = StampsFromDeltas({3000, 1000, 9000, 2000, 5000, 50000, 4000});
+  Result<LatResult> r = ComputeLatency(64, stamps, 2, {.sorted = true, .cycles_per_ns = 2.0});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_DOUBLE_EQ(r->t_min_us, 1000);  // 1000 ns / 2 (one way) * 2 cycles per ns
+  EXPECT_DOUBLE_EQ(r->t_typical_us, 3000);
+  EXPECT_EQ(r->sorted_us, (std::vector<double>{1000, 2000, 3000, 4000, 5000}));
+  EXPECT_DOUBLE_EQ(r->distribution.min_us, 0.5);
+}
+
 // -U: every sample in the order taken, the two largest included; -H: the
 // kept ones, ascending. Both one-way, in us.
 TEST(ComputeLatency, TheListsAreThoseMinusUAndMinusHPrint) {

@@ -152,6 +152,8 @@ TEST(FlagsTest, HistogramFlagsAskForTheSampleLists) {
   EXPECT_TRUE(ParseRun("write_lat --report-histogrm h").report_histogram);
   EXPECT_TRUE(ParseRun("write_lat --report-histogram h").report_histogram);
   EXPECT_TRUE(ParseRun("write_lat --report-unsorted h").report_unsorted);
+  EXPECT_TRUE(ParseRun("read_lat -C h").report_cycles);
+  EXPECT_TRUE(ParseRun("send_lat --report-cycles h").report_cycles);
   EXPECT_FALSE(ParseRun("write_lat h").report_histogram);
 }
 
@@ -264,8 +266,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_bw -H h", "-H/--report-histogrm: only for latency tests"},
         ErrorCase{"send_bw -U h", "only for latency tests"},
         ErrorCase{"write_lat -H -D 4 h",
-                  "-H/--report-histogrm: duration mode (-D) keeps no list of samples"},
+                  "-H/--report-histogrm: duration mode (-D) keeps no samples to report"},
         ErrorCase{"read_lat -U -D 4 h", "-U/--report-unsorted: duration mode (-D)"},
+        ErrorCase{"write_lat -C -D 4 h", "-C/--report-cycles: duration mode (-D)"},
+        ErrorCase{"write_bw -C h", "-C/--report-cycles: only for latency tests"},
         ErrorCase{"write_bw -Z", "unknown option '-Z'"},
         ErrorCase{"write_bw -s abc", "-s/--size: 'abc' is not a number"},
         ErrorCase{"write_bw -s 0", "-s/--size: 0 is out of range"},
@@ -307,7 +311,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"write_bw --com_rdma_cm",
                   "-z/--comm_rdma_cm: perftest flag not supported by xfer yet"},
         ErrorCase{"write_bw --all=false", "-a/--all: takes no value"},
-        ErrorCase{"write_bw -C", "-C/--report-cycles: perftest flag not"},
+        ErrorCase{"write_bw -e", "-e/--events: perftest flag not"},
         ErrorCase{"write_bw --out_json", "use --json"},
         ErrorCase{"write_bw -o 4", "-o/--outs: only for read tests"},
         ErrorCase{"read_bw -I 64", "-I/--inline_size: not available in read"},

@@ -555,7 +555,7 @@ TEST(VerbsHelp, HeadingSaysWhoHonoursVerbsOptions) {
   EXPECT_TRUE(Contains(with, "--transport=<shm|tcp|verbs>  Transport to use "
                              "(default: verbs when an RDMA verbs option"));
   EXPECT_FALSE(Contains(with, "--rdma_cm")) << with;
-  EXPECT_TRUE(Contains(with, "not supported yet: -C -e -g -L -M -O -R -T -w")) << with;
+  EXPECT_TRUE(Contains(with, "not supported yet: -e -g -L -M -O -R -T -w")) << with;
 
   const std::string without = HelpOf("write_bw --help", {});
   EXPECT_TRUE(Contains(without,

@@ -939,6 +939,27 @@ TEST(CliE2e, LatencyHistogramsArePrintedAsPerftestPrintsThem) {
   }
 }
 
+// -C: the lists say "cycles" and the row is in the counter's cycles (the
+// header still says usec, as perftest's); --json says the unit.
+TEST(CliE2e, CyclesAreReportedWhenAsked) {
+  const std::string json = ::testing::TempDir() + "/cycles.json";
+  const ProcessResult run = RunXfer(
+      {"write_lat", "--loopback", "--transport", "tcp", "-s", "8", "-n", "20", "-H", "-C",
+       "--json", json},
+      60s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("#, cycles\n1, "), std::string::npos) << run.out;
+  const nlohmann::json document = ParseFileOrNull(json);
+  ASSERT_TRUE(document.is_object()) << json;
+  EXPECT_EQ(document["test_info"]["units"]["t_typical"], "cycles (-C)");
+  // A tcp round trip on loopback takes microseconds: thousands of cycles
+  // at any clock above 1 GHz, while the distribution stays in us.
+  const double cycles = document["results"][0]["t_typical"].get<double>();
+  const double us = document["results"][0]["distribution"]["percentiles"]["50"].get<double>();
+  EXPECT_GT(cycles, 500 * us) << cycles << " cycles, " << us << " us";
+  std::remove(json.c_str());
+}
+
 TEST(CliE2e, PreparedListsMoveTheSameMessagesAndSaySo) {
   for (const std::string transport : {"shm", "tcp"}) {
     for (const std::string test : {"write_bw", "read_bw"}) {

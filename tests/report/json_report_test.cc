@@ -167,7 +167,7 @@ TEST(JsonReport, LatencyDocuments) {
   // The side that took the samples records their distribution.
   std::vector<bench::LatResult> sampled = rows;
   const std::vector<uint64_t> kept = {1000, 1000, 2000, 8000};
-  sampled[0].distribution = bench::DescribeLatency(kept, 2);
+  sampled[0].distribution = bench::DescribeLatency(kept, 1, 2);
   const json with = LatJsonReport(info, sampled)["results"][0]["distribution"];
   EXPECT_EQ(with["samples"], 4);
   EXPECT_EQ(with["dropped"], 2);

@@ -99,6 +99,7 @@ struct BenchParams {
   uint32_t timeline_ms = 0;     // --timeline: each rail's bytes per interval; 0 = off
   bool report_histogram = false;  // -H: a latency size's kept samples, sorted, before its row
   bool report_unsorted = false;   // -U: all its samples, in the order taken
+  bool report_cycles = false;     // -C: latency rows and lists in counter cycles
   uint32_t tx_depth = 128;      // -t: outstanding requests per stream (LAT: 1)
   uint32_t cq_mod = 100;        // -Q: requests per completion batch
   bool cq_mod_given = false;    // -Q was on the command line (the coupling

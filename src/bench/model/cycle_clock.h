@@ -42,6 +42,14 @@ class CycleCalibration {
     end_ns_ = NowNs();
   }
 
+  // Counter ticks per nanosecond over the calibrated run (perftest's -C
+  // reports in them); 1 before End().
+  double TicksPerNs() const {
+    if (end_ticks_ <= start_ticks_ || end_ns_ <= start_ns_) return 1;
+    return static_cast<double>(end_ticks_ - start_ticks_) /
+           static_cast<double>(end_ns_ - start_ns_);
+  }
+
   uint64_t ToNs(uint64_t ticks) const {
     if (end_ticks_ <= start_ticks_) return start_ns_;
     // long double keeps 64 bits of mantissa: exact for any run shorter

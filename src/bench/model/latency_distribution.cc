@@ -32,18 +32,21 @@ uint64_t NearestRank(std::span<const uint64_t> sorted, double p) {
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-LatDistribution DescribeLatency(std::span<const uint64_t> sorted_ns, uint64_t dropped) {
-  constexpr double kNsPerUs = 1e3;
+LatDistribution DescribeLatency(std::span<const uint64_t> sorted_ns, int rtt_factor,
+                                uint64_t dropped) {
+  const double quotient = 1e3 * rtt_factor;  // round-trip ns to reported us
+  const auto rtt = static_cast<uint64_t>(rtt_factor);
   LatDistribution out;
   out.samples = sorted_ns.size();
   out.dropped = dropped;
-  out.min_us = static_cast<double>(sorted_ns.front()) / kNsPerUs;
-  out.max_us = static_cast<double>(sorted_ns.back()) / kNsPerUs;
+  out.min_us = static_cast<double>(sorted_ns.front()) / quotient;
+  out.max_us = static_cast<double>(sorted_ns.back()) / quotient;
   for (const double p : kLatencyLadder) {
-    out.percentiles.emplace_back(p, static_cast<double>(NearestRank(sorted_ns, p)) / kNsPerUs);
+    out.percentiles.emplace_back(p, static_cast<double>(NearestRank(sorted_ns, p)) / quotient);
   }
   // Ascending samples fill ascending buckets: one pass.
-  for (const uint64_t ns : sorted_ns) {
+  for (const uint64_t round_trip : sorted_ns) {
+    const uint64_t ns = round_trip / rtt;
     if (out.buckets.empty() || ns >= out.buckets.back().to_ns) out.buckets.push_back(BucketOf(ns));
     ++out.buckets.back().count;
   }

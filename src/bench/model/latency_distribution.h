@@ -26,10 +26,13 @@ LatBucket BucketOf(uint64_t ns);
 // not empty: sorted[ceil(p / 100 * n) - 1].
 uint64_t NearestRank(std::span<const uint64_t> sorted, double p);
 
-// `sorted_ns`: the kept samples, ascending, in the reported unit (one-way
-// ns for WRITE and SEND, a round trip for READ); `dropped`: how many of the
-// largest were left out. REQUIRES: sorted_ns not empty.
-LatDistribution DescribeLatency(std::span<const uint64_t> sorted_ns, uint64_t dropped);
+// `sorted_ns`: the kept samples, ascending, each a round trip; a reported
+// value is one of them divided by `rtt_factor` (2 for WRITE and SEND: one
+// way; 1 for READ), exact in min, max and the ladder, to the nanosecond
+// below in the buckets. `dropped`: how many of the largest were left out.
+// REQUIRES: sorted_ns not empty, rtt_factor 1 or 2.
+LatDistribution DescribeLatency(std::span<const uint64_t> sorted_ns, int rtt_factor,
+                                uint64_t dropped);
 
 }  // namespace xfer::bench
 

@@ -271,7 +271,8 @@ Result<LatResult> ComputeLatency(uint64_t size,
   if (!sorted.ok()) return sorted.status();
   const std::vector<uint64_t>& d = *sorted;
   const size_t kept = d.size() - kLatencyTail;  // M'
-  const double quotient = kNsPerUs * rtt_factor;
+  const double quotient =
+      (lists.cycles_per_ns > 0 ? 1 / lists.cycles_per_ns : kNsPerUs) * rtt_factor;
   auto us = [quotient](uint64_t ns) {
     return static_cast<double>(ns) / quotient;
   };
@@ -288,10 +289,7 @@ Result<LatResult> ComputeLatency(uint64_t size,
   result.t_stdev_us = Stdev(d, kept, quotient, result.t_avg_us);
   result.p99_us = us(d[PercentileIndex(kept, 0.99)]);
   result.p999_us = us(d[PercentileIndex(kept, 0.999)]);
-  // The distribution of the kept samples in the reported unit (ns).
-  std::vector<uint64_t> reported(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(kept));
-  for (uint64_t& ns : reported) ns /= static_cast<uint64_t>(rtt_factor);
-  result.distribution = DescribeLatency(reported, kLatencyTail);
+  result.distribution = DescribeLatency(std::span(d).first(kept), rtt_factor, kLatencyTail);
   if (lists.unsorted) {
     result.unsorted_us.reserve(posted_ns.size() - 1);
     for (size_t i = 0; i + 1 < posted_ns.size(); ++i) {

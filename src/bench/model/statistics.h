@@ -100,10 +100,14 @@ int RttFactor(Verb verb);
 // sorted_us the kept M' ascending (-H).
 // Errors: InvalidArgument when fewer than kMinLatencyStamps stamps are given,
 // rtt_factor is not 1 or 2, or a stamp is earlier than the one before it.
-// Which sample lists ComputeLatency copies out (perftest's -U and -H).
+// Which sample lists ComputeLatency copies out (perftest's -U and -H), and
+// in what unit the row and the lists are (-C: cycles of the counter the
+// stamps were taken with, `ticks_per_ns` of them per nanosecond; else us).
+// The distribution stays in us and ns whatever the unit.
 struct LatencyLists {
   bool unsorted = false;
   bool sorted = false;
+  double cycles_per_ns = 0;  // 0: microseconds
 };
 Result<LatResult> ComputeLatency(uint64_t size,
                                  std::span<const uint64_t> posted_ns,
