@@ -49,8 +49,18 @@ std::vector<Measured> Points(const RunDocument& run, std::string_view unit) {
     const double bytes_per_sec = row.bw_average / BytesPerSecToUnit(1.0, run.bw_unit);
     out.push_back({std::to_string(row.size), BytesPerSecToUnit(bytes_per_sec, unit), "", {}, {}, 0});
   }
+  // The percentiles of a latency row's distribution that compare: the
+  // median and the tail.
+  constexpr double kComparedPercentiles[] = {50, 99, 99.9, 99.99};
   for (const LatencyRow& row : run.latency) {
     out.push_back({std::to_string(row.size), row.t_typical_us.value_or(row.t_avg_us), "", {}, {}, 0});
+    for (const auto& [p, us] : row.percentiles) {
+      if (std::find(std::begin(kComparedPercentiles), std::end(kComparedPercentiles), p) ==
+          std::end(kComparedPercentiles)) {
+        continue;
+      }
+      out.push_back({fmt::format("{} p{:g}", row.size, p), us, "", {}, {}, 0});
+    }
   }
   for (const MatrixCell& cell : run.cells) {
     const std::string key = fmt::format("{} {} {}", cell.transport, cell.direction,
@@ -66,7 +76,9 @@ std::string What(const RunDocument& run) {
     case RunKind::kPerftestBandwidth: return fmt::format("{} BW_average [{}]", run.test, run.bw_unit);
     case RunKind::kPerftestLatency: {
       const bool typical = !run.latency.empty() && run.latency.front().t_typical_us.has_value();
-      return fmt::format("{} {} [usec]", run.test, typical ? "t_typical" : "t_avg");
+      const bool percentiles = !run.latency.empty() && !run.latency.front().percentiles.empty();
+      return fmt::format("{} {}{} [usec]", run.test, typical ? "t_typical" : "t_avg",
+                         percentiles ? " (\"8 p99\": the 99th percentile of size 8)" : "");
     }
     case RunKind::kMatrix: return "matrix median [GB/s (10^9 bytes/s)]";
     case RunKind::kCluster: return "cluster matrix";  // refused by CheckComparable

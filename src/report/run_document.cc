@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 
@@ -123,6 +125,58 @@ Result<BandwidthRow> ReadBandwidthRow(const Field& row) {
   return out;
 }
 
+// The most buckets a distribution may have: 16 per power of two of
+// nanoseconds up to 2^64 is 960.
+constexpr size_t kMaxLatencyBuckets = 1024;
+
+// A row's optional "distribution" (json_report.h): the ladder, by
+// ascending percentile in (0, 100], and buckets [from_ns, to_ns, count],
+// ascending and apart, whose counts add up to "samples".
+Status ReadLatencyDistribution(const Field& row, LatencyRow& out) {
+  XFER_REPORT_ASSIGN_OR_RETURN(std::optional<Field> distribution,
+                               row.OptionalMember("distribution"));
+  if (!distribution) return Status::Ok();
+  XFER_REPORT_ASSIGN_OR_RETURN(Field samples_field, distribution->Member("samples"));
+  XFER_REPORT_ASSIGN_OR_RETURN(uint64_t samples, samples_field.Count());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field ladder, distribution->Member("percentiles"));
+  XFER_RETURN_IF_ERROR(ladder.ExpectObject());
+  for (const auto& [key, value] : ladder.value().items()) {
+    const Field figure(value, ladder.path() + "." + key);
+    char* end = nullptr;
+    const double p = std::strtod(key.c_str(), &end);
+    if (key.empty() || *end != '\0' || !(p > 0 && p <= 100)) {
+      return figure.Error("expected a percentile in (0, 100] as the key");
+    }
+    XFER_REPORT_ASSIGN_OR_RETURN(double us, figure.NonNegative());
+    out.percentiles.emplace_back(p, us);
+  }
+  std::sort(out.percentiles.begin(), out.percentiles.end());
+  XFER_REPORT_ASSIGN_OR_RETURN(Field buckets, distribution->Member("buckets_ns"));
+  XFER_REPORT_ASSIGN_OR_RETURN(size_t count, buckets.ArraySize());
+  if (count > kMaxLatencyBuckets) return buckets.Error("too many buckets");
+  uint64_t counted = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const Field bucket = buckets.Element(i);
+    XFER_REPORT_ASSIGN_OR_RETURN(size_t fields, bucket.ArraySize());
+    if (fields != 3) return bucket.Error("expected [from_ns, to_ns, count]");
+    LatencyRow::Bucket read;
+    XFER_REPORT_ASSIGN_OR_RETURN(read.from_ns, bucket.Element(0).Count());
+    XFER_REPORT_ASSIGN_OR_RETURN(read.to_ns, bucket.Element(1).Count());
+    XFER_REPORT_ASSIGN_OR_RETURN(read.count, bucket.Element(2).PositiveInteger());
+    if (read.to_ns <= read.from_ns) return bucket.Error("to_ns is not above from_ns");
+    if (!out.buckets.empty() && read.from_ns < out.buckets.back().to_ns) {
+      return bucket.Error("overlaps or precedes the bucket before");
+    }
+    if (__builtin_add_overflow(counted, read.count, &counted)) return bucket.Error("count overflows");
+    out.buckets.push_back(read);
+  }
+  if (counted != samples) {
+    return buckets.Error(fmt::format("the buckets count {} samples, not the {} of \"samples\"",
+                                     counted, samples));
+  }
+  return Status::Ok();
+}
+
 Result<LatencyRow> ReadLatencyRow(const Field& row, bool duration_mode) {
   LatencyRow out;
   XFER_REPORT_ASSIGN_OR_RETURN(Field size, row.Member("MsgSize"));
@@ -133,6 +187,7 @@ Result<LatencyRow> ReadLatencyRow(const Field& row, bool duration_mode) {
     XFER_REPORT_ASSIGN_OR_RETURN(out.t_typical_us, Number(row, "t_typical"));
     XFER_REPORT_ASSIGN_OR_RETURN(out.p99_us, Number(row, "percentile_99"));
     XFER_REPORT_ASSIGN_OR_RETURN(out.p999_us, Number(row, "percentile_99.9"));
+    XFER_RETURN_IF_ERROR(ReadLatencyDistribution(row, out));
   }
   XFER_REPORT_ASSIGN_OR_RETURN(out.efficiency, ReadEfficiency(row));
   return out;

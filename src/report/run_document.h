@@ -70,6 +70,16 @@ struct LatencyRow {
   std::optional<double> p99_us;
   std::optional<double> p999_us;
   EfficiencyInfo efficiency;
+  // The samples' distribution, where the file records one (xfer's --json,
+  // on the side that took them): the percentile ladder, (p, us) by
+  // ascending p, and the log-linear buckets, ascending.
+  std::vector<std::pair<double, double>> percentiles;
+  struct Bucket {
+    uint64_t from_ns = 0;
+    uint64_t to_ns = 0;
+    uint64_t count = 0;
+  };
+  std::vector<Bucket> buckets;
 };
 
 // One matrix cell. The figures are GB/s (10^9 bytes/s) and present only for

@@ -147,6 +147,11 @@ TEST_F(ReportE2e, ASweepALatencyRunAndAMatrixRenderInChromium) {
       {"RDMA_Write_BW_Test: message rate", 2, 0},
       {"RDMA_Write_BW_Test: efficiency against the ceiling", 2, 0},
       {"RDMA_Read_Latency_Test: latency", 5, 0},
+      // Its samples' distribution: a CDF for four of its 23 sizes, spread.
+      {"RDMA_Read_Latency_Test: latency distribution, 2 bytes", 1, 0},
+      {"RDMA_Read_Latency_Test: latency distribution, 256 bytes", 1, 0},
+      {"RDMA_Read_Latency_Test: latency distribution, 32768 bytes", 1, 0},
+      {"RDMA_Read_Latency_Test: latency distribution, 8388608 bytes", 1, 0},
       {"matrix: shm", 2, 2},
       {"matrix: shm efficiency against the ceiling", 2, 0},
       {"matrix: tcp", 2, 0},  // tcp records no ceiling

@@ -133,5 +133,26 @@ TEST(Compare, LatencySaysLowerIsBetterAndIncompleteInputsAreFlagged) {
       << text;
 }
 
+// With distributions, the median and the tail percentiles compare too,
+// each a point of its own ("2 p99"), lower being better.
+TEST(Compare, LatencyDistributionsComparePercentiles) {
+  json lat_a = json::parse(testing::ReadTestData("read_lat.json"));
+  json lat_b = lat_a;
+  lat_a["results"][0]["distribution"] = testing::LatencyDistributionJson(1600);
+  lat_b["results"][0]["distribution"] = testing::LatencyDistributionJson(3200);
+  auto comparison = CompareRuns(Parse("a.json", lat_a), Parse("b.json", lat_b));
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  const auto p99 = std::find_if(comparison->points.begin(), comparison->points.end(),
+                                [](const ComparePoint& point) { return point.key == "2 p99"; });
+  ASSERT_NE(p99, comparison->points.end());
+  ASSERT_TRUE(p99->ratio.has_value());
+  EXPECT_NEAR(*p99->ratio, 2.0, 1e-9);
+  // p25 is not compared; p99.9 is.
+  for (const ComparePoint& point : comparison->points) EXPECT_NE(point.key, "2 p25");
+  EXPECT_TRUE(std::any_of(comparison->points.begin(), comparison->points.end(),
+                          [](const ComparePoint& point) { return point.key == "2 p99.9"; }));
+  EXPECT_NE(RenderComparison(*comparison).find("the 99th percentile"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace xfer::report

@@ -162,6 +162,32 @@ TEST(HtmlReport, LatencyPercentiles) {
   EXPECT_NE(html.find("<th>99.9% [usec]</th>"), std::string::npos);
 }
 
+// Latency runs with distributions get a CDF per message size, the runs side
+// by side, on a log axis of microseconds read as numbers.
+TEST(HtmlReport, LatencyDistributionsArePlottedSideBySide) {
+  json fast = json::parse(testing::ReadTestData("read_lat.json"));
+  json slow = fast;
+  fast["results"][0]["distribution"] = testing::LatencyDistributionJson(1600);
+  slow["results"][0]["distribution"] = testing::LatencyDistributionJson(6400);
+  const std::vector<RunDocument> runs = {Parse("fast.json", fast), Parse("slow.json", slow)};
+  const std::string html = RenderHtmlReport(runs);
+  const std::vector<PlotInfo> plots = Plots(html);
+  const auto cdf = std::find_if(plots.begin(), plots.end(), [](const PlotInfo& plot) {
+    return plot.title == "RDMA_Read_Latency_Test: latency distribution, 2 bytes";
+  });
+  ASSERT_NE(cdf, plots.end()) << html;
+  EXPECT_EQ(cdf->series, 2);
+  EXPECT_EQ(cdf->y_max, "1");
+  EXPECT_NE(html.find("data-name=\"fast.json\""), std::string::npos);
+  EXPECT_NE(html.find("samples at or below [fraction]"), std::string::npos);
+  // One plot per size that has a distribution: only the 2-byte rows do.
+  EXPECT_EQ(std::count_if(plots.begin(), plots.end(),
+                          [](const PlotInfo& plot) {
+                            return plot.title.find("latency distribution") != std::string::npos;
+                          }),
+            1);
+}
+
 TEST(HtmlReport, MatrixHeatTableAndOnePlotPerTransport) {
   const RunDocument matrix = Sample("matrix.json");
   const std::vector<RunDocument> runs = {matrix};

@@ -53,6 +53,21 @@ inline json BandwidthJson(const std::vector<BwPoint>& points,
 // --timeline's record (json_report's rail_timeline): two rails over
 // `samples` intervals of 100 ms, each carrying `bytes`, rail 1 going down
 // at 250 ms when `lose_rail_1`.
+// A latency row's "distribution" (json_report.h): `samples` split over
+// three buckets around `median_ns`, and the ladder read off them.
+inline json LatencyDistributionJson(uint64_t median_ns) {
+  const uint64_t low = median_ns - median_ns / 16, high = median_ns * 4;
+  return {{"samples", 100},
+          {"dropped", 2},
+          {"min", static_cast<double>(low) / 1e3},
+          {"max", static_cast<double>(high) / 1e3},
+          {"percentiles",
+           {{"25", static_cast<double>(low) / 1e3}, {"50", static_cast<double>(median_ns) / 1e3},
+            {"99", static_cast<double>(high) / 1e3}, {"99.9", static_cast<double>(high) / 1e3}}},
+          {"buckets_ns",
+           {{low, low + 1, 30}, {median_ns, median_ns + 16, 60}, {high, high + 64, 10}}}};
+}
+
 inline json RailTimelineJson(size_t samples, uint64_t bytes, bool lose_rail_1) {
   json rows = json::array();
   for (size_t i = 1; i <= samples; ++i) {

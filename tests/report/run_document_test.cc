@@ -42,6 +42,60 @@ TEST(RunDocument, ReadsRealLatencySweep) {
   EXPECT_TRUE(run->latency.front().p999_us.has_value());
 }
 
+// A latency row's distribution is read strictly: its ladder by percentile,
+// its buckets ascending and apart, counting every sample.
+TEST(RunDocument, ReadsALatencyDistributionAndRefusesAMalformedOne) {
+  json doc = json::parse(ReadTestData("read_lat.json"));
+  doc["results"][0]["distribution"] = testing::LatencyDistributionJson(1600);
+  auto run = ParseRunDocument("l.json", doc.dump());
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const LatencyRow& row = run->latency.front();
+  ASSERT_EQ(row.percentiles.size(), 4u);
+  EXPECT_EQ(row.percentiles[0], (std::pair<double, double>{25, 1.5}));
+  EXPECT_EQ(row.percentiles[3].first, 99.9);
+  ASSERT_EQ(row.buckets.size(), 3u);
+  EXPECT_EQ(row.buckets[1].from_ns, 1600u);
+  EXPECT_EQ(row.buckets[1].count, 60u);
+  EXPECT_TRUE(run->latency[1].buckets.empty());  // a row without one
+
+  const std::pair<std::function<void(json&)>, const char*> bad[] = {
+      {[](json& d) { d["percentiles"]["101"] = 1.0; },
+       "l.json: results[0].distribution.percentiles.101: expected a percentile in (0, 100]"},
+      {[](json& d) { d["percentiles"]["p99"] = 1.0; }, "expected a percentile in (0, 100]"},
+      {[](json& d) { d["percentiles"]["50"] = -1; }, "percentiles.50: expected"},
+      {[](json& d) { d["buckets_ns"][2][0] = 1500; },
+       "results[0].distribution.buckets_ns[2]: overlaps or precedes the bucket before"},
+      {[](json& d) { d["buckets_ns"][0][1] = 1000; }, "buckets_ns[0]: to_ns is not above from_ns"},
+      {[](json& d) { d["buckets_ns"][1] = json::array({1600, 1616}); },
+       "buckets_ns[1]: expected [from_ns, to_ns, count]"},
+      {[](json& d) { d["samples"] = 99; },
+       "buckets_ns: the buckets count 100 samples, not the 99 of \"samples\""},
+      {[](json& d) { d["buckets_ns"][0][2] = 0; }, "buckets_ns[0][2]: expected"},
+  };
+  for (const auto& [spoil, message] : bad) {
+    json spoilt = doc;
+    spoil(spoilt["results"][0]["distribution"]);
+    auto refused = ParseRunDocument("l.json", spoilt.dump());
+    ASSERT_FALSE(refused.ok()) << message;
+    EXPECT_NE(refused.status().message().find(message), std::string::npos)
+        << refused.status().message();
+  }
+}
+
+// A real write_lat --json, with its distribution.
+TEST(RunDocument, ReadsARealLatencyDistribution) {
+  auto run = ParseRunDocument("d.json", ReadTestData("write_lat_distribution.json"));
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->latency.size(), 1u);
+  const LatencyRow& row = run->latency.front();
+  ASSERT_EQ(row.percentiles.size(), 8u);  // 25 .. 99.999
+  EXPECT_EQ(row.percentiles.front().first, 25);
+  EXPECT_EQ(row.percentiles.back().first, 99.999);
+  uint64_t counted = 0;
+  for (const LatencyRow::Bucket& bucket : row.buckets) counted += bucket.count;
+  EXPECT_EQ(counted, 1997u);  // -n 2000: 1999 samples, the 2 largest dropped
+}
+
 TEST(RunDocument, ReadsRealMatrix) {
   auto run = ParseRunDocument("m.json", ReadTestData("matrix.json"));
   ASSERT_TRUE(run.ok()) << run.status().message();

@@ -158,6 +158,62 @@ void LatencyPlot(const std::vector<const RunDocument*>& group, std::vector<PlotS
   out.push_back(std::move(plot));
 }
 
+// Up to this many message sizes get a distribution plot each: the
+// smallest, the largest and evenly between.
+constexpr size_t kMostDistributionPlots = 4;
+
+// The sizes whose rows carry a distribution in any run of `group`, at most
+// kMostDistributionPlots of them.
+std::vector<uint64_t> DistributionSizes(const std::vector<const RunDocument*>& group) {
+  std::vector<uint64_t> sizes;
+  for (const RunDocument* run : group) {
+    for (const LatencyRow& row : run->latency) {
+      if (!row.buckets.empty()) sizes.push_back(row.size);
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (sizes.size() <= kMostDistributionPlots) return sizes;
+  std::vector<uint64_t> spread;
+  for (size_t i = 0; i < kMostDistributionPlots; ++i) {
+    spread.push_back(sizes[i * (sizes.size() - 1) / (kMostDistributionPlots - 1)]);
+  }
+  return spread;
+}
+
+// A latency distribution per size, the runs side by side: the fraction of
+// samples at or below each bucket's upper bound (a CDF, redrawn from the
+// buckets), on a log axis of microseconds.
+void LatencyDistributionPlots(const std::vector<const RunDocument*>& group,
+                              std::vector<PlotSpec>& out) {
+  for (const uint64_t size : DistributionSizes(group)) {
+    PlotSpec plot{fmt::format("{}: latency distribution, {} bytes", group.front()->test, size),
+                  "latency [usec]", "samples at or below [fraction]", {}};
+    plot.x_sizes = false;
+    size_t color = 0;
+    for (const RunDocument* run : group) {
+      const auto row = std::find_if(run->latency.begin(), run->latency.end(),
+                                    [&](const LatencyRow& r) { return r.size == size; });
+      const size_t this_color = color++;
+      if (row == run->latency.end() || row->buckets.empty()) continue;
+      uint64_t total = 0;
+      for (const LatencyRow::Bucket& bucket : row->buckets) total += bucket.count;
+      PlotSeries cdf{run->name, {}, this_color, false};
+      // Its first point at the lowest bucket's lower bound: none below.
+      const double first = static_cast<double>(std::max<uint64_t>(row->buckets.front().from_ns, 1));
+      cdf.points.push_back({first / 1e3, 0});
+      uint64_t below = 0;
+      for (const LatencyRow::Bucket& bucket : row->buckets) {
+        below += bucket.count;
+        cdf.points.push_back({static_cast<double>(bucket.to_ns) / 1e3,
+                              static_cast<double>(below) / static_cast<double>(total)});
+      }
+      plot.series.push_back(std::move(cdf));
+    }
+    out.push_back(std::move(plot));
+  }
+}
+
 std::vector<std::string> MatrixTransports(const std::vector<const RunDocument*>& group) {
   std::vector<std::string> transports;
   for (const RunDocument* run : group) {
@@ -209,7 +265,10 @@ std::vector<PlotSpec> RunPlots(std::span<const RunDocument> runs) {
   for (const auto& group : Groups(runs)) {
     switch (group.front()->kind) {
       case RunKind::kPerftestBandwidth: BandwidthPlots(group, plots); break;
-      case RunKind::kPerftestLatency: LatencyPlot(group, plots); break;
+      case RunKind::kPerftestLatency:
+        LatencyPlot(group, plots);
+        LatencyDistributionPlots(group, plots);
+        break;
       case RunKind::kMatrix: MatrixPlots(group, plots); break;
       case RunKind::kCluster: break;  // its heat maps are tables, in its section
     }

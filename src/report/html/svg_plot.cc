@@ -116,7 +116,8 @@ std::string XTick(const Frame& frame, double value, const std::string& label) {
       frame.ToX(value), kTop, base, base + 16, label);
 }
 
-std::string XAxis(const Frame& frame, double linear_step, const std::string& label) {
+std::string XAxis(const Frame& frame, double linear_step, const std::string& label,
+                  bool sizes) {
   const double base = kPlotHeight - kBottom;
   std::string out = fmt::format(
       "<line class=\"axis\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>\n",
@@ -130,7 +131,7 @@ std::string XAxis(const Frame& frame, double linear_step, const std::string& lab
     int stride = 1;
     while (static_cast<size_t>((hi - lo) / stride + 1) > kMaxXTicks) stride *= 2;
     for (int e = lo; e <= hi; e += stride) {
-      out += XTick(frame, std::exp2(e), BinarySizeLabel(std::exp2(e)));
+      out += XTick(frame, std::exp2(e), sizes ? BinarySizeLabel(std::exp2(e)) : Number(std::exp2(e)));
     }
   }
   out += fmt::format(
@@ -262,7 +263,7 @@ std::string RenderSvgPlot(const PlotSpec& spec) {
       kWidth, height, measured, series.size() - measured - markers, DataNumber(frame.x.min),
       DataNumber(frame.x.max), DataNumber(frame.y.min), DataNumber(frame.y.max), HtmlEscape(spec.title),
       kWidth / 2, markers);
-  out += XAxis(frame, x_step, spec.x_label);
+  out += XAxis(frame, x_step, spec.x_label, spec.x_sizes);
   out += YAxis(frame, step, spec.y_label);
   for (const PlotSeries* s : series) out += SeriesGroup(frame, *s);
   out += Legend(series);

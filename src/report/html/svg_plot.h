@@ -45,6 +45,8 @@ struct PlotSpec {
   std::string y_label;  // with its unit, e.g. "BW average [Gb/s (10^9 bit/s)]"
   std::vector<PlotSeries> series;
   bool x_log = true;  // false: a linear x axis from 0 (time)
+  // A log x axis's ticks as binary sizes (1K, 2M); false: plain numbers.
+  bool x_sizes = true;
 };
 
 // The <svg> element. Series without points are left out (and not counted).
