@@ -254,6 +254,8 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   }
   for (const auto& notice : settings->notices) observer.OnNotice(notice);
   RunInfo info;
+  info.numa_node = params.numa_node_run;
+  info.numa_placement = params.numa_placement;
   info.transport = session.peer_info.transport;
   info.data_mover = session.peer_info.data_mover;
   info.staged = session.peer_info.staged;

@@ -13,6 +13,7 @@
 #include "cli/flag_table.h"
 #include "cli/secret_file.h"
 #include "cli/value_parse.h"
+#include "topology/cpu_list.h"
 
 namespace xfer::cli {
 namespace {
@@ -42,6 +43,20 @@ Status ApplyDuration(const FlagSpec& spec, std::string_view value,
   Result<int64_t> seconds = ParseFlagInteger(spec, value, 1, INT32_MAX);
   if (!seconds.ok()) return seconds.status();
   state.params.duration_s = static_cast<double>(*seconds);
+  return Status::Ok();
+}
+
+Status ApplyPinCores(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  auto cpus = topology::ParseCpuList(value);
+  if (!cpus.ok()) return cpus.status().WithContext(DisplayName(spec));
+  state.params.pin_cores = std::move(cpus.value());
+  return Status::Ok();
+}
+
+Status ApplyNumaNode(const FlagSpec& spec, std::string_view value, ParseState& state) {
+  Result<int64_t> node = ParseFlagInteger(spec, value, 0, topology::kMaxCpus - 1);
+  if (!node.ok()) return node.status();
+  state.params.numa_node = static_cast<int>(*node);
   return Status::Ok();
 }
 
@@ -247,6 +262,15 @@ constexpr FlagSpec kCoreFlags[] = {
      nullptr, SetTrue<&BenchParams::cpu_freq_warning_off>},
     {'h', "help", "", S::kAll, G::kPerftest, "Show this help screen", nullptr,
      nullptr},
+    {'\0', "pin_cores", "<cpu_list>", S::kAll, G::kPerftest,
+     "Set CPU affinity. Accepts: single (0), list (0, 1, 2), range (0-3), or mixed "
+     "(0-3,8,12-15).",
+     nullptr, ApplyPinCores},
+    {'\0', "numa_node", "<numa_node_id>", S::kAll, G::kPerftest,
+     "Specify the NUMA node ID that should run the test.", nullptr, ApplyNumaNode},
+    {'\0', "disable_numa", "", S::kAll, G::kPerftest,
+     "Disable NUMA auto-detection and binding.", nullptr,
+     SetTrue<&BenchParams::disable_numa>},
     {'H', "report-histogrm,report-histogram", "", S::kLatency, G::kPerftest,
      "Print out all results: each size's samples, sorted, before its row", nullptr,
      SetTrue<&BenchParams::report_histogram>},

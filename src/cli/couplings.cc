@@ -42,6 +42,13 @@ Status CheckModes(ParseState& state) {
         : params.report_unsorted ? "-U/--report-unsorted"
                                  : "-C/--report-cycles"));
   }
+  if (params.numa_node >= 0 && !params.pin_cores.empty()) {
+    return InvalidArgument("--numa_node and --pin_cores cannot be used together");
+  }
+  if (params.disable_numa && params.numa_node >= 0) {
+    return InvalidArgument("--disable_numa and --numa_node: one leaves the process where it is, "
+                           "the other moves it; give one");
+  }
   if (DurationMode(params) && state.Given("iters")) {
     params.notes.push_back(fmt::format(
         "-n {}: ignored in duration mode (-D); the run counts completions",

@@ -6,6 +6,7 @@
 #include "bench/model/interruption.h"
 #include "common/build_options.h"
 #include "common/socket.h"
+#include "launch/numa_placement.h"
 
 #if XFER_WITH_VERBS
 #include "perftest/verbs_benchmark.h"
@@ -65,9 +66,12 @@ Result<PreparedBenchmark> PreparedBenchmark::Prepare(const BenchParams& params,
   auto roles = ChooseStack(params, observer);
   if (!roles.ok()) return roles.status();
   PreparedBenchmark prepared(params, std::move(*roles));
+  // Before any thread or the loopback server's fork: both inherit it.
+  const topology::SysfsReader sysfs;
+  XFER_RETURN_IF_ERROR(PlaceProcess(prepared.params_, PlacementDevice(prepared.params_, sysfs), sysfs));
   switch (params.role) {
     case Role::kLoopback: {
-      auto server = LoopbackServer::Launch(params, prepared.roles_);
+      auto server = LoopbackServer::Launch(prepared.params_, prepared.roles_);
       if (!server.ok()) return server.status();
       prepared.loopback_.emplace(std::move(*server));
       break;

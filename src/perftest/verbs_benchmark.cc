@@ -76,6 +76,8 @@ TrafficConfig ConfigFor(const Run& run, uint64_t size) {
 
 void Start(const Run& run) {
   bench::RunInfo info;
+  info.numa_node = run.params.numa_node_run;
+  info.numa_placement = run.params.numa_placement;
   info.transport = std::string(kTransport);
   info.data_mover = DataMover::kNic;
   info.qps = run.params.qps;

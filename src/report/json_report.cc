@@ -160,6 +160,10 @@ json JsonTestInfo(const TestInfo& info) {
   if (info.prepared) out["prepared"] = true;
   if (info.registration) out["registration"] = RegistrationJson(*info.registration);
   if (info.rails.size() > 1) out["rails"] = RailsJson(info.rails);
+  if (!info.numa_placement.empty()) {
+    out["numa"] = {{"node", info.numa_node >= 0 ? json(info.numa_node) : json(nullptr)},
+                   {"placement", info.numa_placement}};
+  }
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;
   out["Post_list"] = info.post_list;

@@ -147,6 +147,7 @@ std::string TestHeader(const TestInfo& info) {
   AppendField(&out, "Number of qps", info.qps);
   if (info.rails.size() > 1) AppendField(&out, "Rails", RailEnds(info.rails));
   AppendDepthFields(&out, info);
+  if (info.numa_node >= 0) AppendField(&out, "NUMA node", fmt::to_string(info.numa_node));
   out += ResultLine();
   return out;
 }
@@ -155,6 +156,8 @@ std::string VerbsTestHeader(const TestInfo& info) {
   std::string out = ResultLine();
   out += TitleLine(info);
   out += VerbsFields(info);
+  // perftest 26.04 prints it last in this block.
+  if (info.numa_node >= 0) out += fmt::format(" NUMA node       : {}\n", info.numa_node);
   out += ResultLine();
   out += QpAddressBlock(info);
   out += ResultLine();

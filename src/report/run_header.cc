@@ -30,6 +30,8 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.atomic_type = params.verbs.atomic_type;
   info.verbs = run.verbs;
   info.rails = run.rails;
+  info.numa_node = run.numa_node;
+  info.numa_placement = run.numa_placement;
   return info;
 }
 

@@ -26,6 +26,8 @@ struct TestInfo {
   bool notify = false;  // write_lat --notify: timed to the peer's notification
   bool prepared = false;  // --prepared: posted through prepared transfer lists
   bool report_cycles = false;  // -C: latency figures in counter cycles, not us
+  int numa_node = -1;          // where the process runs; -1: unknown (not printed)
+  std::string numa_placement;  // how it got there (--json)
   std::optional<bench::RegistrationTiming> registration;  // RunInfo's
   uint32_t qps = 1;
   uint32_t tx_depth = 0;  // effective (EffectiveSettings::tx_depth)

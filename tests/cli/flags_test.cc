@@ -157,6 +157,19 @@ TEST(FlagsTest, HistogramFlagsAskForTheSampleLists) {
   EXPECT_FALSE(ParseRun("write_lat h").report_histogram);
 }
 
+// perftest 26.04's NUMA flags, on every test.
+TEST(FlagsTest, NumaFlagsChooseWhereTheProcessRuns) {
+  EXPECT_EQ(ParseRun("write_bw --pin_cores 0-3,8,12-15 h").pin_cores,
+            (std::vector<int>{0, 1, 2, 3, 8, 12, 13, 14, 15}));
+  EXPECT_EQ(ParseRun("send_lat --pin_cores=2 h").pin_cores, (std::vector<int>{2}));
+  EXPECT_EQ(ParseRun("read_bw --numa_node 1 h").numa_node, 1);
+  EXPECT_TRUE(ParseRun("write_lat --disable_numa h").disable_numa);
+  const bench::BenchParams plain = ParseRun("write_bw h");
+  EXPECT_TRUE(plain.pin_cores.empty());
+  EXPECT_EQ(plain.numa_node, -1);
+  EXPECT_FALSE(plain.disable_numa);
+}
+
 TEST(FlagsTest, TinyTimeoutRoundsUpToOneMillisecond) {
   EXPECT_EQ(ParseRun("write_bw --timeout 0.0001 h").timeout,
             std::chrono::milliseconds(1));
@@ -264,6 +277,12 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"foo_bw", "or one of devices, matrix, doctor, report, compare"},
         ErrorCase{"write_bw --bogus", "unknown option '--bogus'"},
         ErrorCase{"write_bw -H h", "-H/--report-histogrm: only for latency tests"},
+        ErrorCase{"write_bw --numa_node 0 --pin_cores 1 h",
+                  "--numa_node and --pin_cores cannot be used together"},
+        ErrorCase{"write_bw --disable_numa --numa_node 0 h", "--disable_numa and --numa_node"},
+        ErrorCase{"write_bw --pin_cores 3-1 h", "--pin_cores: '3-1' ends below where it starts"},
+        ErrorCase{"write_bw --pin_cores x h", "--pin_cores: 'x' is no CPU number or range"},
+        ErrorCase{"write_bw --numa_node -1 h", "--numa_node"},
         ErrorCase{"send_bw -U h", "only for latency tests"},
         ErrorCase{"write_lat -H -D 4 h",
                   "-H/--report-histogrm: duration mode (-D) keeps no samples to report"},

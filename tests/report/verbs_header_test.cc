@@ -116,6 +116,20 @@ TEST(VerbsHeader, WriteBwTwoQpsWithGidsGolden) {
   EXPECT_EQ(TestHeader(info), VerbsTestHeader(info));
 }
 
+// perftest 26.04 ends the first block with the node it runs on.
+TEST(VerbsHeader, TheNumaNodeEndsTheFirstBlockAsPerftestPrintsIt) {
+  TestInfo info = WriteBwTwoQpsWithGids();
+  EXPECT_EQ(TestHeader(info).find("NUMA node"), std::string::npos);  // unknown: not printed
+  info.numa_node = 1;
+  const std::string header = TestHeader(info);
+  EXPECT_NE(header.find(" Data ex. method : Ethernet\n NUMA node       : 1\n-----"),
+            std::string::npos)
+      << header;
+  info.verbs.reset();
+  info.transport = "tcp";
+  EXPECT_NE(TestHeader(info).find(" NUMA node       : 1\n-----"), std::string::npos);
+}
+
 TEST(VerbsHeader, ReadBwOutstandingReadsGolden) {
   EXPECT_EQ(TestHeader(ReadBwWithOutReads()),
             ReadGolden("verbs_read_bw.golden"));

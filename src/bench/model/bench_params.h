@@ -151,6 +151,16 @@ struct BenchParams {
   // on transport shm; ignored").
   std::vector<std::string> notes;
 
+  // NUMA placement (launch/numa_placement.h): --pin_cores (empty: not
+  // given), --numa_node (-1: not given), --disable_numa.
+  std::vector<int> pin_cores;
+  int numa_node = -1;
+  bool disable_numa = false;
+  // What placing the process did, set when it is placed: the node it then
+  // runs on (-1: unknown) and how it got there, for the header and --json.
+  int numa_node_run = -1;
+  std::string numa_placement;
+
   // Message sizes this run covers, ascending.
   std::vector<uint64_t> Sizes() const;
 

@@ -83,6 +83,10 @@ struct RunInfo {
   // The connection's rails (PeerInfo::rails), their counters zero; one
   // rail when it is not striped.
   std::vector<RailInfo> rails;
+  // Where this process runs (BenchParams::numa_node_run, numa_placement):
+  // the NUMA node, -1 when unknown, and how it was placed.
+  int numa_node = -1;
+  std::string numa_placement;
 };
 
 // Called from the thread that runs the benchmark, in this order:
