@@ -7,6 +7,7 @@
 #include "bench/bench_session.h"
 #include "bench/heartbeat.h"
 #include "bench/model/interruption.h"
+#include "bench/page_nodes.h"
 #include "bench/rail_sampler.h"
 #include "bench/bw_runner.h"
 #include "bench/latency_runner.h"
@@ -256,6 +257,15 @@ Status RunSizes(const BenchParams& params, Session& session, BenchObserver& obse
   RunInfo info;
   info.numa_node = params.numa_node_run;
   info.numa_placement = params.numa_placement;
+  if (session.buffer.kind != MemoryKind::kCuda) {
+    const size_t page = session.buffer.kind == MemoryKind::kHugepage ? size_t{2} << 20
+                                                                     : size_t{4096};
+    if (auto nodes = NodesOfPages(session.buffer.address, session.buffer.length, page);
+        nodes.ok()) {
+      info.buffer_pages = nodes->pages;
+      info.buffer_pages_unplaced = nodes->unplaced;
+    }
+  }
   info.transport = session.peer_info.transport;
   info.data_mover = session.peer_info.data_mover;
   info.staged = session.peer_info.staged;

@@ -163,6 +163,12 @@ json JsonTestInfo(const TestInfo& info) {
   if (!info.numa_placement.empty()) {
     out["numa"] = {{"node", info.numa_node >= 0 ? json(info.numa_node) : json(nullptr)},
                    {"placement", info.numa_placement}};
+    if (!info.buffer_pages.empty() || info.buffer_pages_unplaced != 0) {
+      json pages = json::object();
+      for (const auto& [node, count] : info.buffer_pages) pages[std::to_string(node)] = count;
+      out["numa"]["buffer_pages"] = pages;
+      out["numa"]["buffer_pages_unplaced"] = info.buffer_pages_unplaced;
+    }
   }
   if (ShowsTxDepth(info)) out["TX_depth"] = info.tx_depth;
   if (bw) out["CQ_Moderation"] = info.cq_mod;

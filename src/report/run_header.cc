@@ -32,6 +32,8 @@ TestInfo MakeTestInfo(const bench::BenchParams& params, const bench::RunInfo& ru
   info.rails = run.rails;
   info.numa_node = run.numa_node;
   info.numa_placement = run.numa_placement;
+  info.buffer_pages = run.buffer_pages;
+  info.buffer_pages_unplaced = run.buffer_pages_unplaced;
   return info;
 }
 

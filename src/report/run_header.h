@@ -5,6 +5,7 @@
 #define XFER_REPORT_RUN_HEADER_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,8 @@ struct TestInfo {
   bool report_cycles = false;  // -C: latency figures in counter cycles, not us
   int numa_node = -1;          // where the process runs; -1: unknown (not printed)
   std::string numa_placement;  // how it got there (--json)
+  std::map<int, uint64_t> buffer_pages;  // the test buffer's pages per node (--json)
+  uint64_t buffer_pages_unplaced = 0;
   std::optional<bench::RegistrationTiming> registration;  // RunInfo's
   uint32_t qps = 1;
   uint32_t tx_depth = 0;  // effective (EffectiveSettings::tx_depth)

@@ -975,7 +975,11 @@ TEST(CliE2e, NumaPlacementFlagsWorkAndSayWhatTheyDid) {
     const ProcessResult run = RunXfer(args, 60s);
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find(" NUMA node       : 0\n-----"), std::string::npos) << run.out;
-    return ParseFileOrNull(json)["test_info"]["numa"];
+    const nlohmann::json numa = ParseFileOrNull(json)["test_info"]["numa"];
+    // The 64 KiB test buffer's 16 pages, all on node 0, as move_pages says.
+    EXPECT_EQ(numa["buffer_pages"], nlohmann::json({{"0", 16}})) << numa.dump();
+    EXPECT_EQ(numa["buffer_pages_unplaced"], 0);
+    return numa;
   };
   EXPECT_EQ(placement({"--numa_node", "0"})["placement"],
             "bound to NUMA node 0 (--numa_node): its CPUs and its memory");

@@ -87,6 +87,10 @@ struct RunInfo {
   // the NUMA node, -1 when unknown, and how it was placed.
   int numa_node = -1;
   std::string numa_placement;
+  // The test buffer's pages per NUMA node (bench/page_nodes.h), host
+  // memory on xfer's wire; empty when not known.
+  std::map<int, uint64_t> buffer_pages;
+  uint64_t buffer_pages_unplaced = 0;
 };
 
 // Called from the thread that runs the benchmark, in this order:
