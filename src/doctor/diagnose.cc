@@ -63,6 +63,32 @@ Result<std::vector<PortKey>> PickPorts(const topology::SysfsReader& sysfs, const
   return keys;
 }
 
+// A test buffer whose pages lie mostly on another NUMA node than the NIC's:
+// every byte crosses between the sockets, which costs a third or more of a
+// NIC's rate on a two-socket host. Said in the verdict: as what binds a run
+// that is not link-bound, as a note on one that is.
+void NameFarBuffer(const topology::SysfsReader& sysfs, const std::string& device,
+                   const RunMeasurement& run, Verdict& verdict) {
+  if (run.buffer_pages.empty()) return;
+  const auto nic = sysfs.ReadInteger(fmt::format("/sys/class/infiniband/{}/device/numa_node", device));
+  if (!nic.known() || *nic.value < 0) return;
+  const int nic_node = static_cast<int>(*nic.value);
+  uint64_t total = 0;
+  auto far = run.buffer_pages.end();
+  for (auto it = run.buffer_pages.begin(); it != run.buffer_pages.end(); ++it) {
+    total += it->second;
+    if (it->first != nic_node && (far == run.buffer_pages.end() || it->second > far->second)) far = it;
+  }
+  const auto near = run.buffer_pages.find(nic_node);
+  const uint64_t near_pages = near == run.buffer_pages.end() ? 0 : near->second;
+  if (far == run.buffer_pages.end() || 2 * near_pages >= total) return;
+  const std::string where = fmt::format(
+      "the test buffer is on NUMA node {} ({} of its {} pages), {} on node {}: every byte crosses "
+      "between the sockets; rerun with --numa_node {}",
+      far->first, far->second, total, device, nic_node, nic_node);
+  verdict.line += verdict.link_bound ? "; also: " + where : "; bound by a far buffer: " + where;
+}
+
 Verdict JudgeOne(const topology::SysfsReader& sysfs, const DoctorOptions& options, const RunMeasurement& run) {
   if (!run.rdma_link) return NoRdmaLinkVerdict(run);
   const std::string device = options.device.empty() ? run.device : options.device;
@@ -81,7 +107,9 @@ Verdict JudgeOne(const topology::SysfsReader& sysfs, const DoctorOptions& option
   CeilingOptions ceiling_options;
   ceiling_options.run_mtu_bytes = run.mtu_bytes;
   ceiling_options.unreliable_datagram = run.unreliable_datagram;
-  return JudgeRun(run, ComputeCeiling(ReadPath(sysfs, device, port), ceiling_options));
+  Verdict verdict = JudgeRun(run, ComputeCeiling(ReadPath(sysfs, device, port), ceiling_options));
+  NameFarBuffer(sysfs, device, run, verdict);
+  return verdict;
 }
 
 // The verdict of a host with no RDMA port and no run that needs none.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +40,26 @@ RateUnit PerftestUnit(const json& info) {
   return StringOr(*units, "BW_average", "").starts_with("Gb/s") ? RateUnit::kGbps : RateUnit::kMiBps;
 }
 
+// test_info.numa.buffer_pages: {"<node>": pages}; entries that are no
+// node and count are left out.
+std::map<int, uint64_t> BufferPages(const json& info) {
+  std::map<int, uint64_t> out;
+  const auto numa = info.find("numa");
+  if (numa == info.end() || !numa->is_object()) return out;
+  const auto pages = numa->find("buffer_pages");
+  if (pages == numa->end() || !pages->is_object()) return out;
+  for (const auto& [key, count] : pages->items()) {
+    int node = -1;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), node);
+    if (error != std::errc() || end != key.data() + key.size() || node < 0 ||
+        !count.is_number_unsigned()) {
+      continue;
+    }
+    out[node] = count.get<uint64_t>();
+  }
+  return out;
+}
+
 Result<std::vector<RunMeasurement>> PerftestMeasurement(const std::string& path, const json& document) {
   const json& info = document["test_info"];
   const auto results = document.find("results");
@@ -71,6 +93,7 @@ Result<std::vector<RunMeasurement>> PerftestMeasurement(const std::string& path,
                                              : !run.device.empty();
   run.unreliable_datagram = StringOr(info, "Connection_type", "") == "UD";
   if (const auto qps = NumberAt(info, "Number_of_qps")) run.qps = static_cast<int>(*qps);
+  run.buffer_pages = BufferPages(info);
   return std::vector<RunMeasurement>{run};
 }
 

@@ -3,6 +3,8 @@
 #ifndef XFER_DOCTOR_RUN_FILE_H_
 #define XFER_DOCTOR_RUN_FILE_H_
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +29,9 @@ struct RunMeasurement {
   int qps = 1;
   double bytes_per_s = 0;
   RateUnit unit = RateUnit::kGBps;  // the unit the run reported in
+  // The test buffer's pages per NUMA node (test_info.numa.buffer_pages of
+  // xfer's --json); empty when the file does not say.
+  std::map<int, uint64_t> buffer_pages;
 };
 
 // How the run that wrote the file ended: "complete", "failed",

@@ -110,6 +110,41 @@ TEST(Verdict, AMissingSysfsRootIsNamed) {
 namespace xfer::doctor {
 namespace {
 
+// Judges `run` with test_info.numa.buffer_pages set to `pages`.
+Verdict JudgeWithBufferPages(const std::string& run, const nlohmann::json& pages) {
+  const std::string path = ::testing::TempDir() + "/numa-" + run;
+  {
+    std::ifstream in(testing::RunFixture(run));
+    nlohmann::json document = nlohmann::json::parse(in);
+    document["test_info"]["numa"] = {{"node", 0}, {"placement", "..."}, {"buffer_pages", pages}};
+    std::ofstream(path) << document.dump();
+  }
+  DoctorOptions options;
+  options.sysfs_root = testing::Tree("seed000_100g_roce");  // yusur_0 on node 0
+  options.run_path = path;
+  const Result<DoctorReport> report = Diagnose(options);
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  std::remove(path.c_str());
+  if (!report.ok() || report->verdicts.size() != 1) return {};
+  return report->verdicts.front();
+}
+
+// Issue 40: a test buffer on the far NUMA node is named: as what binds a
+// run that is not link-bound, as a note on one that is; a near one adds
+// nothing.
+TEST(Verdict, ATestBufferOnTheFarNodeIsNamed) {
+  const Verdict slow =
+      JudgeWithBufferPages("seed000_write_bw_1qp.json", {{"0", 100}, {"1", 412}});
+  ExpectHas(slow, "; bound by a far buffer: the test buffer is on NUMA node 1 (412 of its 512 "
+                  "pages), yusur_0 on node 0: every byte crosses between the sockets; rerun with "
+                  "--numa_node 0");
+  const Verdict full = JudgeWithBufferPages("seed000_read_bw_q4.json", {{"1", 512}});
+  EXPECT_TRUE(full.link_bound);
+  ExpectHas(full, "; also: the test buffer is on NUMA node 1 (512 of its 512 pages)");
+  const Verdict near = JudgeWithBufferPages("seed000_read_bw_q4.json", {{"0", 300}, {"1", 212}});
+  EXPECT_EQ(near.line.find("NUMA node"), std::string::npos) << near.line;
+}
+
 // Issue 43, item 12: a run that did not complete says so above any
 // verdict, in the text and the JSON; a complete one adds nothing.
 TEST(Verdict, AnIncompleteRunIsSaidAboveTheVerdicts) {
