@@ -60,6 +60,11 @@ struct MemoryOptions {
   Access access = Access::kRemoteReadWrite;  // what the peer may do
   MemoryKind kind = MemoryKind::kHost;       // only for Engine::AllocateMemory
   int device = 0;  // CUDA device ordinal, for kind == kCuda only
+  // Engine::AllocateMemory of host or hugepage memory: the NUMA node its
+  // pages are placed on (bound there before they are touched, mbind(2));
+  // -1: wherever the kernel's policy puts them. A node this host lacks is
+  // refused with kInvalidArgument naming the node.
+  int numa_node = -1;
 };
 
 // A region registered with a local engine. A plain value: copying it copies

@@ -180,12 +180,14 @@ Region PythonEngine::RegisterDevice(uint64_t address, uint64_t length, Access ac
   return Track(core, ValueOrThrow(std::move(region)), HeldBuffer());
 }
 
-Region PythonEngine::Allocate(uint64_t length, MemoryKind kind, Access access, int device) {
+Region PythonEngine::Allocate(uint64_t length, MemoryKind kind, Access access, int device,
+                              std::optional<int> numa_node) {
   auto core = Open();
   MemoryOptions options;
   options.access = access;
   options.kind = kind;
   options.device = device;
+  options.numa_node = numa_node.value_or(-1);
   auto region = WithoutGil(
       [&] { return core->engine().AllocateMemory(static_cast<size_t>(length), options); });
   return Track(core, ValueOrThrow(std::move(region)), HeldBuffer());
@@ -634,12 +636,13 @@ void BindEngine(py::module_& module) {
            "INVALID_ARGUMENT and registers nothing, as do a null address, zero length\n"
            "and CUDA managed memory. GIL released.")
       .def("allocate",
-           Checked<"allocate", "length", "kind", "access", "device">::Method(
+           Checked<"allocate", "length", "kind", "access", "device", "numa_node">::Method(
                &PythonEngine::Allocate), py::arg("length"),
            py::arg("kind") = MemoryKind::kHost, py::arg("access") = read_write,
-           py::arg("device") = 0,
+           py::arg("device") = 0, py::arg("numa_node") = py::none(),
            "Allocates `length` bytes owned by the engine, zero-filled and page-aligned,\n"
-           "registered with `access`. HOST and HUGEPAGE memory is exported through the\n"
+           "registered with `access`; HOST and HUGEPAGE pages on NUMA node `numa_node`\n"
+           "(None: the kernel's choice). HOST and HUGEPAGE memory is exported through the\n"
            "buffer protocol (memoryview(region), numpy.frombuffer(region, dtype=...));\n"
            "CUDA memory (on GPU `device`) has only region.address. Freed by\n"
            "deregister(region) or close(). xfer.Error INVALID_ARGUMENT (length 0, bad\n"

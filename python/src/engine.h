@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,8 @@ class PythonEngine {
 
   Region Register(const pybind11::object& object, Access access);
   Region RegisterDevice(uint64_t address, uint64_t length, Access access);
-  Region Allocate(uint64_t length, MemoryKind kind, Access access, int device);
+  Region Allocate(uint64_t length, MemoryKind kind, Access access, int device,
+                  std::optional<int> numa_node);
   void Deregister(const Region& region);
 
   void Transfer(PeerId peer, OpCode op, const pybind11::iterable& entries,

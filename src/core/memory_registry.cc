@@ -1,10 +1,13 @@
 #include "core/memory_registry.h"
 
 #include <linux/memfd.h>
+#include <linux/mempolicy.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <mutex>
@@ -13,6 +16,7 @@
 
 #include "common/address.h"
 #include "common/host_memory.h"
+#include "common/node_mask.h"
 #include "common/socket.h"
 #include "core/page_population.h"
 #include "transport/remote_memory.h"
@@ -21,6 +25,24 @@ namespace xfer::core {
 namespace {
 
 constexpr size_t kHugePageSize = size_t{2} << 20;
+
+// Binds the pages of a fresh mapping to `node` before any is touched
+// (mbind MPOL_BIND). Errors: kInvalidArgument for a node this host lacks.
+Status BindToNode(void* address, size_t length, int node) {
+  if (static_cast<size_t>(node) >= NodeMask::kMaxNodes) {
+    return InvalidArgument(fmt::format("MemoryOptions::numa_node {}: no such NUMA node", node));
+  }
+  const int nodes[] = {node};
+  const NodeMask mask(nodes);
+  if (syscall(SYS_mbind, address, length, MPOL_BIND, mask.data(), NodeMask::MaxNode(), 0) != 0) {
+    if (errno == EINVAL) {
+      return InvalidArgument(
+          fmt::format("MemoryOptions::numa_node {}: no such NUMA node on this host", node));
+    }
+    return IoError(ErrnoMessage("mbind", errno));
+  }
+  return Status::Ok();
+}
 
 size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 
@@ -66,7 +88,18 @@ void MemoryRegistry::Release(const Entry& entry) const {
 
 Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions& options) {
   if (length == 0) return InvalidArgument("cannot allocate a zero-length region");
-  if (options.kind == MemoryKind::kCuda) return AllocateDevice(length, options);
+  if (options.numa_node < -1) {
+    return InvalidArgument(fmt::format("MemoryOptions::numa_node is {}; give a node (0, 1, ...) "
+                                       "or -1 (the kernel's choice)",
+                                       options.numa_node));
+  }
+  if (options.kind == MemoryKind::kCuda) {
+    if (options.numa_node != -1) {
+      return InvalidArgument("MemoryOptions::numa_node places host pages; CUDA memory lives on "
+                             "its GPU (MemoryOptions::device)");
+    }
+    return AllocateDevice(length, options);
+  }
   const bool huge = options.kind == MemoryKind::kHugepage;
   if (length > SIZE_MAX - kHugePageSize) {
     return ResourceExhausted(fmt::format("cannot allocate {} bytes: larger than any host", length));
@@ -84,8 +117,10 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
   // not pay for page faults (perftest's buffers are touched at setup): by
   // mmap itself (MAP_POPULATE), or, for a large region, by several threads
   // after it, which is most of what allocating a large region costs.
-  const unsigned threads = PopulationThreads(mapped);
-  const int populate = threads > 1 ? 0 : MAP_POPULATE;
+  // A node's pages are bound before the first touch: populated after.
+  const bool bound = options.numa_node >= 0;
+  const unsigned threads = bound ? std::max(PopulationThreads(mapped), 1u) : PopulationThreads(mapped);
+  const int populate = threads > 1 || bound ? 0 : MAP_POPULATE;
   void* address = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | populate,
                        fd->get(), 0);
   if (address == MAP_FAILED) {
@@ -97,7 +132,13 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
     }
     return ResourceExhausted(ErrnoMessage("mmap", errno));
   }
-  if (threads > 1) {
+  if (bound) {
+    if (Status placed = BindToNode(address, mapped, options.numa_node); !placed.ok()) {
+      munmap(address, mapped);
+      return placed;
+    }
+  }
+  if (threads > 1 || bound) {
     Status populated = PopulateInParallel(address, mapped, huge ? kHugePageSize : 4096, threads);
     if (!populated.ok()) {
       munmap(address, mapped);

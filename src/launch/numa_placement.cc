@@ -12,24 +12,11 @@
 
 #include <fmt/format.h>
 
+#include "common/node_mask.h"
 #include "topology/cpu_list.h"
 
 namespace xfer::launch {
 namespace {
-
-// A node mask for set_mempolicy and migrate_pages: bit n for node n.
-constexpr unsigned long kMaxNodes = 1024;
-using NodeMask = std::vector<unsigned long>;
-constexpr size_t kBitsPerWord = 8 * sizeof(unsigned long);
-
-NodeMask MaskOf(const std::vector<int>& nodes) {
-  NodeMask mask(kMaxNodes / kBitsPerWord, 0);
-  for (int node : nodes) {
-    const auto n = static_cast<size_t>(node);
-    mask[n / kBitsPerWord] |= 1ul << (n % kBitsPerWord);
-  }
-  return mask;
-}
 
 // The nodes sysfs lists ("node0", "node1", ...), ascending.
 std::vector<int> Nodes(const topology::SysfsReader& sysfs) {
@@ -79,13 +66,14 @@ Status BindToNode(int node, const topology::SysfsReader& sysfs, std::string_view
   auto cpus = topology::ParseCpuList(*cpulist.value);
   if (!cpus.ok()) return cpus.status().WithContext(fmt::format("{}: node {}'s cpulist", what, node));
   XFER_RETURN_IF_ERROR(SetAffinity(*cpus, what));
-  const NodeMask to = MaskOf({node});
-  if (syscall(SYS_set_mempolicy, MPOL_BIND, to.data(), kMaxNodes + 1) != 0) {
+  const int target[] = {node};
+  const NodeMask to(target);
+  if (syscall(SYS_set_mempolicy, MPOL_BIND, to.data(), NodeMask::MaxNode()) != 0) {
     return IoError(fmt::format("{}: set_mempolicy(MPOL_BIND, node {}): {}", what, node,
                                std::strerror(errno)));
   }
-  const NodeMask from = MaskOf(nodes);
-  const long left = syscall(SYS_migrate_pages, 0, kMaxNodes + 1, from.data(), to.data());
+  const NodeMask from(nodes);
+  const long left = syscall(SYS_migrate_pages, 0, NodeMask::MaxNode(), from.data(), to.data());
   if (left < 0) {
     note = fmt::format("; its pages were not migrated: {}", std::strerror(errno));
   } else if (left > 0) {

@@ -7,6 +7,10 @@
 #include <sys/mman.h>
 
 #include <cstring>
+#include <map>
+#include <string>
+
+#include "xfer/engine.h"
 
 namespace xfer::bench {
 namespace {
@@ -49,6 +53,37 @@ TEST(PageNodes, ALargeBufferIsSampledEvenly) {
   EXPECT_EQ(nodes->asked, kMostPagesAsked);
   EXPECT_EQ(nodes->unplaced, kMostPagesAsked);  // never touched
   munmap(buffer, length);
+}
+
+// Engine::AllocateMemory asked for a node binds its pages there before it
+// touches them: every page of the region is on node 0 (this host's one);
+// a node the host lacks, a negative one and device memory are refused.
+TEST(PageNodes, AnAllocationAskedForANodeHasEveryPageThere) {
+  EngineOptions engine_options;
+  engine_options.listen_address = "";
+  auto engine = Engine::Create(engine_options);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  MemoryOptions options;
+  options.numa_node = 0;
+  constexpr size_t kLength = 1 << 20;
+  auto region = (*engine)->AllocateMemory(kLength, options);
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  auto nodes = NodesOfPages(region->address, kLength, kPage);
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  EXPECT_EQ(nodes->pages, (std::map<int, uint64_t>{{0, kLength / kPage}}));
+  EXPECT_EQ(nodes->unplaced, 0u);
+  for (const int node : {63, -2}) {
+    options.numa_node = node;
+    const auto refused = (*engine)->AllocateMemory(kLength, options);
+    ASSERT_FALSE(refused.ok()) << node;
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find(std::to_string(node)), std::string::npos)
+        << refused.status().ToString();
+  }
+  options.numa_node = 0;
+  options.kind = MemoryKind::kCuda;
+  EXPECT_EQ((*engine)->AllocateMemory(kLength, options).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 }  // namespace

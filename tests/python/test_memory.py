@@ -162,6 +162,17 @@ def test_allocate_zero_bytes_is_invalid(engine):
         engine.allocate(0)
 
 
+def test_allocate_on_a_numa_node(engine):
+    # Node 0 is every host's; a node the host lacks is refused by number.
+    region = engine.allocate(1 << 16, numa_node=0)
+    with memoryview(region) as view:
+        view[:4] = b"xfer"
+        assert bytes(view[:4]) == b"xfer"
+    with raises_status(StatusCode.INVALID_ARGUMENT) as error:
+        engine.allocate(4096, numa_node=63)
+    assert "numa_node 63" in str(error.value)
+
+
 def test_allocate_more_than_the_host_has_fails_at_once(engine):
     # Issue 43, item 2: 1 TiB on a host with less was an OOM kill; now it is
     # refused before any page is touched, naming the size and what is left.
