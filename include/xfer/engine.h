@@ -107,9 +107,11 @@ struct EngineOptions {
   // `rail_rejoin_max_backoff`, and a returned rail that carries a slice
   // clears it. An attempt takes at most 2 s (or connect_timeout if
   // shorter), so a path that comes back carries traffic again within the
-  // longest wait plus one attempt: 5 s with these defaults. Zero
-  // `rail_rejoin_backoff`: a failed rail stays down for the connection's
-  // life. Negative, or a maximum below the first, is refused.
+  // longest wait plus one attempt: 5 s with these defaults. The same
+  // exchange fences a failed rail before the WRITEs it had in flight are
+  // dealt again (docs/rails.md). Zero `rail_rejoin_backoff`: a failed rail
+  // stays down for the connection's life, and its WRITEs are dealt again
+  // unfenced. Negative, or a maximum below the first, is refused.
   std::chrono::milliseconds rail_rejoin_backoff{250};
   std::chrono::milliseconds rail_rejoin_max_backoff{3000};
   // Settings per transport, by transport name (see TransportOptions).
