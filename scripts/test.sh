@@ -122,7 +122,7 @@ phase "python: pip install . into a virtual environment" bash tests/package/pip_
 # XFER_FUZZ_SECONDS runs them longer).
 fuzz_build_only() { source scripts/fuzz_targets.sh; fuzz_build; }
 phase "fuzz: build" fuzz_build_only
-phase "fuzz: run files and peer messages" scripts/fuzz.sh "${XFER_FUZZ_SECONDS:-25}"
+phase "fuzz: run files and peer messages" scripts/fuzz.sh "${XFER_FUZZ_SECONDS:-20}"
 
 # The verbs path needs RDMA devices: boot the Soft-RoCE VM and run the
 # release build's verbs suite there (tests/softroce/run.sh).
