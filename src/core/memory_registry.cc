@@ -7,7 +7,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <mutex>
@@ -119,7 +118,7 @@ Result<MemoryRegion> MemoryRegistry::Allocate(size_t length, const MemoryOptions
   // after it, which is most of what allocating a large region costs.
   // A node's pages are bound before the first touch: populated after.
   const bool bound = options.numa_node >= 0;
-  const unsigned threads = bound ? std::max(PopulationThreads(mapped), 1u) : PopulationThreads(mapped);
+  const unsigned threads = PopulationThreads(mapped);  // PopulateInParallel takes 0 as 1
   const int populate = threads > 1 || bound ? 0 : MAP_POPULATE;
   void* address = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | populate,
                        fd->get(), 0);

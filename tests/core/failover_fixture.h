@@ -87,6 +87,26 @@ class FailoverFixture : public ::testing::TestWithParam<std::string> {
     EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), bytes, seed), bytes);
   }
 
+  // Posts the whole region as kRequest requests of `op` over two streams,
+  // loses the faulty rail after the third is posted (so that requests are
+  // in flight on it), then waits for each to complete OK and whole.
+  void MoveAllLosingTheRailMidStream(OpCode op) {
+    std::vector<TransferRequest> requests(kRegion / kRequest);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const TransferEntry entry = Entry(i * kRequest);
+      const auto stream = static_cast<uint32_t>(i % 2);
+      const Status posted = op == OpCode::kWrite
+                                ? pair_.initiator->PostWrite({&entry, 1}, requests[i], stream)
+                                : pair_.initiator->PostRead({&entry, 1}, requests[i], stream);
+      ASSERT_TRUE(posted.ok()) << i << ": " << posted.ToString();
+      if (i == 2) faulty_->Lose();
+    }
+    for (size_t i = 0; i < requests.size(); ++i) {
+      ASSERT_TRUE(requests[i].Wait(10s).ok()) << i << ": " << requests[i].Test().ToString();
+      EXPECT_EQ(requests[i].bytes(), kRequest) << i;
+    }
+  }
+
   std::unique_ptr<transport::Transport> initiator_transport_;
   std::unique_ptr<transport::Transport> target_transport_;
   xfer::testing::EndpointPair pair_;

@@ -59,19 +59,7 @@ TEST_P(FailoverTest, RequestsInFlightOnALostRailAreDealtAgainAndCompleteWhole) {
   ASSERT_NO_FATAL_FAILURE(Connect(1, {}));
   xfer::testing::FillPattern(Bytes(remote_), kRegion, 9);
   std::memset(Bytes(local_), 0, kRegion);
-  std::vector<TransferRequest> requests(kRegion / kRequest);
-  std::vector<TransferEntry> entries;
-  for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));
-  for (size_t i = 0; i < requests.size(); ++i) {
-    ASSERT_TRUE(
-        pair_.initiator->PostRead({&entries[i], 1}, requests[i], static_cast<uint32_t>(i % 2))
-            .ok());
-    if (i == 2) faulty_->Lose();
-  }
-  for (size_t i = 0; i < requests.size(); ++i) {
-    ASSERT_TRUE(requests[i].Wait(10s).ok()) << i << ": " << requests[i].Test().ToString();
-    EXPECT_EQ(requests[i].bytes(), kRequest) << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(MoveAllLosingTheRailMidStream(OpCode::kRead));
   EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(local_), kRegion, 9), kRegion);
   EXPECT_FALSE(striped().Stats(1).up);
   // The record: rail 1 went down once, for the failure it names, and the

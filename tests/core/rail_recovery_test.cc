@@ -296,19 +296,7 @@ TEST_P(RailRecoveryTest, WritesInFlightOnALostRailAreDealtAgainOnlyOnceThePeerIs
   ASSERT_NO_FATAL_FAILURE(Connect(1, {.loss = FaultyEndpoint::Loss::kClose}));
   ASSERT_NO_FATAL_FAILURE(StartBoth());
   xfer::testing::FillPattern(Bytes(local_), kRegion, 48);
-  std::vector<TransferRequest> requests(kRegion / kRequest);
-  std::vector<TransferEntry> entries;
-  for (size_t offset = 0; offset < kRegion; offset += kRequest) entries.push_back(Entry(offset));
-  for (size_t i = 0; i < requests.size(); ++i) {
-    ASSERT_TRUE(
-        pair_.initiator->PostWrite({&entries[i], 1}, requests[i], static_cast<uint32_t>(i % 2))
-            .ok());
-    if (i == 2) faulty_->Lose();
-  }
-  for (size_t i = 0; i < requests.size(); ++i) {
-    ASSERT_TRUE(requests[i].Wait(10s).ok()) << i << ": " << requests[i].Test().ToString();
-    EXPECT_EQ(requests[i].bytes(), kRequest) << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(MoveAllLosingTheRailMidStream(OpCode::kWrite));
   EXPECT_EQ(xfer::testing::FirstPatternMismatch(Bytes(remote_), kRegion, 48), kRegion);
   EXPECT_GT(striped().RetriedBytes(1), 0u);
   // The target left its end when fenced; nothing was dealt again unfenced.
